@@ -1,0 +1,29 @@
+#!/bin/sh
+# Install the Debian 12 packages uaevents needs to build, test and run its VM.
+# Idempotent: only missing packages are installed.
+set -eu
+
+PKGS="build-essential cmake pkg-config git
+libnl-3-dev libnl-genl-3-dev libsystemd-dev libudev-dev libjson-c-dev
+check
+clang llvm
+qemu-system-x86 busybox-static cpio xz-utils zstd kmod
+systemd udev
+flex bison bc libelf-dev libssl-dev python3 dwarves
+jq"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: need root to install:$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing
