@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libuaevents' message parser: messages built as the kernel module builds them, and
+ * bogus ones, which must be refused with -EBADMSG and never crash or overrun.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include <linux/uaevents.h>
+
+#include "libuaevents.h"
+#include "uae_private.h"
+
+static const uint8_t sense_capacity[18] = {
+	0x70, 0, 0x06, 0, 0, 0, 0, 0x0a, 0, 0, 0, 0, 0x2a, 0x09,
+};
+
+/* Attributes to leave out of, or spoil in, a built message. */
+enum spoil {
+	SPOIL_NONE,
+	SPOIL_NO_SEQ,
+	SPOIL_SHORT_U64,
+	SPOIL_DEVNAME_SLASH,
+	SPOIL_DEVNAME_NO_NUL,
+	SPOIL_NO_NAME,
+};
+
+static struct nl_msg *build(uint8_t cmd, enum spoil spoil)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	ck_assert_ptr_nonnull(genlmsg_put(msg, 0, 0, 0x42, 0, 0, cmd, UAEVENTS_GENL_VERSION));
+	if (spoil == SPOIL_SHORT_U64)
+		nla_put_u32(msg, UAEVENTS_ATTR_SEQ, 7);
+	else if (spoil != SPOIL_NO_SEQ)
+		nla_put_u64(msg, UAEVENTS_ATTR_SEQ, 7);
+	nla_put_u64(msg, UAEVENTS_ATTR_INSTANCE, 0xabcdef);
+	nla_put_u64(msg, UAEVENTS_ATTR_TIMESTAMP_NS, 1234567890);
+	nla_put_u8(msg, UAEVENTS_ATTR_KIND, UAEVENTS_KIND_UA);
+	nla_put_u32(msg, UAEVENTS_ATTR_HOST, 2);
+	nla_put_u32(msg, UAEVENTS_ATTR_CHANNEL, 0);
+	nla_put_u32(msg, UAEVENTS_ATTR_TARGET, 1);
+	nla_put_u64(msg, UAEVENTS_ATTR_LUN, 3);
+	if (spoil == SPOIL_DEVNAME_SLASH)
+		nla_put_string(msg, UAEVENTS_ATTR_DEVNAME, "../sdb");
+	else if (spoil == SPOIL_DEVNAME_NO_NUL)
+		nla_put(msg, UAEVENTS_ATTR_DEVNAME, 3, "sdb");
+	else
+		nla_put_string(msg, UAEVENTS_ATTR_DEVNAME, "sdb");
+	nla_put(msg, UAEVENTS_ATTR_SENSE, sizeof(sense_capacity), sense_capacity);
+	nla_put_u8(msg, UAEVENTS_ATTR_SENSE_KEY, 6);
+	nla_put_u8(msg, UAEVENTS_ATTR_ASC, 0x2a);
+	nla_put_u8(msg, UAEVENTS_ATTR_ASCQ, 0x09);
+	if (spoil != SPOIL_NO_NAME)
+		nla_put_string(msg, UAEVENTS_ATTR_EVENT, "CAPACITY_DATA_HAS_CHANGED");
+	nla_put_u8(msg, UAEVENTS_ATTR_CATEGORY, 2);
+	return msg;
+}
+
+static int parse(struct nl_msg *msg, struct uae_event **ev)
+{
+	int r = uae_event_from_nlmsg(nlmsg_hdr(msg), ev);
+
+	nlmsg_free(msg);
+	return r;
+}
+
+START_TEST(valid_event)
+{
+	struct uae_event *ev;
+	const uint8_t *sense;
+	size_t len;
+
+	ck_assert_int_eq(parse(build(UAEVENTS_CMD_EVENT, SPOIL_NONE), &ev), 0);
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_uint_eq(uae_event_get_seq(ev), 7);
+	ck_assert_uint_eq(uae_event_get_instance(ev), 0xabcdef);
+	ck_assert_uint_eq(uae_event_get_timestamp_ns(ev), 1234567890);
+	ck_assert_int_eq(uae_event_get_kind(ev), UAE_EVENT_UA);
+	ck_assert_str_eq(uae_event_get_hctl(ev), "2:0:1:3");
+	ck_assert_str_eq(uae_event_get_devname(ev), "sdb");
+	ck_assert_int_eq(uae_event_get_asc(ev), 0x2a);
+	ck_assert_int_eq(uae_event_get_ascq(ev), 0x09);
+	ck_assert_str_eq(uae_event_get_name(ev), "CAPACITY_DATA_HAS_CHANGED");
+	ck_assert_str_eq(uae_event_get_category(ev), "parameters");
+	ck_assert_str_eq(uae_event_get_description(ev), "CAPACITY DATA HAS CHANGED");
+	ck_assert_str_eq(uae_event_get_sense_key_name(ev), "UNIT ATTENTION");
+	sense = uae_event_get_sense(ev, &len);
+	ck_assert_uint_eq(len, sizeof(sense_capacity));
+	ck_assert_mem_eq(sense, sense_capacity, len);
+
+	/* References: the second unref frees. */
+	ck_assert_ptr_eq(uae_event_ref(ev), ev);
+	ck_assert_ptr_null(uae_event_unref(ev));
+	ck_assert_ptr_null(uae_event_unref(ev));
+}
+END_TEST
+
+START_TEST(name_filled_by_shared_decoder)
+{
+	struct uae_event *ev;
+
+	ck_assert_int_eq(parse(build(UAEVENTS_CMD_EVENT, SPOIL_NO_NAME), &ev), 0);
+	ck_assert_str_eq(uae_event_get_name(ev), "CAPACITY_DATA_HAS_CHANGED");
+	uae_event_unref(ev);
+}
+END_TEST
+
+START_TEST(unknown_command_is_skipped)
+{
+	struct uae_event *ev = (struct uae_event *)1;
+
+	ck_assert_int_eq(parse(build(UAEVENTS_CMD_MAX + 5, SPOIL_NONE), &ev), 0);
+	ck_assert_ptr_null(ev);
+}
+END_TEST
+
+START_TEST(bogus_messages_refused)
+{
+	static const enum spoil spoils[] = {
+		SPOIL_NO_SEQ, SPOIL_SHORT_U64, SPOIL_DEVNAME_SLASH, SPOIL_DEVNAME_NO_NUL,
+	};
+	struct uae_event *ev;
+
+	for (size_t i = 0; i < sizeof(spoils) / sizeof(spoils[0]); i++) {
+		ck_assert_int_eq(parse(build(UAEVENTS_CMD_EVENT, spoils[i]), &ev), -EBADMSG);
+		ck_assert_ptr_null(ev);
+	}
+}
+END_TEST
+
+/* A header that claims more than the message holds, and one too short for genetlink. */
+START_TEST(truncated_headers_refused)
+{
+	struct nl_msg *msg = build(UAEVENTS_CMD_EVENT, SPOIL_NONE);
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct uae_event *ev;
+	unsigned char raw[NLMSG_HDRLEN + 2];
+
+	nlh->nlmsg_len = NLMSG_HDRLEN + 2;
+	memcpy(raw, nlh, sizeof(raw));
+	nlmsg_free(msg);
+	ck_assert_int_eq(uae_event_from_nlmsg((struct nlmsghdr *)raw, &ev), -EBADMSG);
+}
+END_TEST
+
+START_TEST(errors_have_messages)
+{
+	ck_assert_str_eq(uae_strerror(-ENOENT), "uaevents kernel module not loaded");
+	ck_assert_str_eq(uae_strerror(-EPERM), strerror(EPERM));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("event");
+	TCase *tc = tcase_create("parse");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, valid_event);
+	tcase_add_test(tc, name_filled_by_shared_decoder);
+	tcase_add_test(tc, unknown_command_is_skipped);
+	tcase_add_test(tc, bogus_messages_refused);
+	tcase_add_test(tc, truncated_headers_refused);
+	tcase_add_test(tc, errors_have_messages);
+	suite_add_tcase(s, tc);
+
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
