@@ -74,7 +74,10 @@ static json_object *event_to_json(struct uae_event *ev)
 		snprintf(hex + 2 * i, 3, "%02x", sense[i]);
 
 	json_object_object_add(o, "seq", json_object_new_uint64(uae_event_get_seq(ev)));
-	json_object_object_add(o, "instance", json_object_new_uint64(uae_event_get_instance(ev)));
+	char instance[17];
+
+	snprintf(instance, sizeof(instance), "%016" PRIx64, uae_event_get_instance(ev));
+	json_object_object_add(o, "instance", json_object_new_string(instance));
 	json_object_object_add(o, "gap", json_object_new_uint64(uae_event_get_gap(ev)));
 	json_object_object_add(o, "timestamp_ns",
 			       json_object_new_uint64(uae_event_get_timestamp_ns(ev)));

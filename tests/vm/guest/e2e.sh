@@ -1,0 +1,71 @@
+#!/bin/sh
+# End-to-end test in the VM: real UAs from scsi_debug reach uaectl monitor and the journal.
+. /bin/lib.sh
+
+tap_diag "kernel $(uname -r)"
+check "pipeline set up (journald, uaevents.ko, monitor, uaeventd, scsi_debug)" setup_pipeline
+tap_diag "disk $DISK at $HCTL"
+check "uaectl monitor is subscribed" kill -0 "$MONITOR_PID"
+check "uaeventd is running" kill -0 "$UAEVENTD_PID"
+
+# monitor_event EVENT ASC ASCQ CATEGORY: the monitor printed EVENT with these fields, for
+# our disk.
+monitor_event() {
+	jq -e --arg e "$1" --argjson asc "$2" --argjson ascq "$3" --arg cat "$4" \
+		--arg hctl "$HCTL" --arg dev "$DISK" \
+		'select(.event == $e and .kind == "ua" and .sense_key == 6 and .asc == $asc
+			and .ascq == $ascq and .category == $cat and .hctl == $hctl
+			and .device == $dev and (.sense | startswith("70") or startswith("72")))' \
+		/tmp/monitor.json >/dev/null
+}
+
+# journal_event EVENT ASC ASCQ PRIORITY MESSAGE_ID: one journal entry for EVENT with these
+# fields, whose sequence number is the one the monitor saw.
+journal_event() {
+	seq=$(jq -r --arg e "$1" 'select(.event == $e) | .seq' /tmp/monitor.json | head -n 1)
+	journalctl -o json "UAEVENTS_EVENT=$1" | jq -e -s --arg hctl "$HCTL" --arg dev "$DISK" \
+		--arg asc "$2" --arg ascq "$3" --arg prio "$4" --arg mid "$5" --arg seq "$seq" \
+		'length == 1 and (.[0] | .UAEVENTS_HCTL == $hctl and .UAEVENTS_DEVICE == $dev
+			and .UAEVENTS_ASC == $asc and .UAEVENTS_ASCQ == $ascq
+			and .UAEVENTS_SENSE_KEY == "0x06" and .PRIORITY == $prio
+			and .MESSAGE_ID == $mid and .UAEVENTS_SEQ == $seq
+			and .SYSLOG_IDENTIFIER == "uaeventd" and (.MESSAGE | contains($dev)))' \
+		>/dev/null
+}
+
+check "POWER ON UA from scsi_debug's attach reaches the monitor" \
+	wait_for 15 monitor_has POWER_ON_RESET_OCCURRED
+
+raise_capacity_change
+check "capacity change UA reaches the monitor" \
+	wait_for 15 monitor_has CAPACITY_DATA_HAS_CHANGED
+check "capacity change event: 2Ah/09h, parameters, $HCTL, $DISK" \
+	monitor_event CAPACITY_DATA_HAS_CHANGED 42 9 parameters
+check "capacity change is in the journal with its fields" \
+	wait_for 10 journal_event CAPACITY_DATA_HAS_CHANGED 0x2a 0x09 5 \
+	3fc6d976d4e94141be96e8426bfd1878
+
+raise_lun_change
+check "LUN inventory change UA reaches the monitor" \
+	wait_for 15 monitor_has REPORTED_LUNS_DATA_HAS_CHANGED
+check "LUN change event: 3Fh/0Eh, inventory, $HCTL, $DISK" \
+	monitor_event REPORTED_LUNS_DATA_HAS_CHANGED 63 14 inventory
+check "LUN change is in the journal with its fields" \
+	wait_for 10 journal_event REPORTED_LUNS_DATA_HAS_CHANGED 0x3f 0x0e 5 \
+	1478cebde0674ffbacb87993cfc12337
+
+check "sequence numbers run 1..n without a gap, one instance, gap 0" \
+	jq -e -s 'map(.seq) == [range(1; length + 1)]
+		and (map(.instance) | unique | length) == 1
+		and all(.gap == 0)' /tmp/monitor.json >/dev/null
+n=$(jq -s length /tmp/monitor.json)
+check "the journal holds one entry per event ($n)" \
+	sh -c "[ \$(journalctl -o json UAEVENTS_KIND=ua | jq -s length) -eq $n ]"
+
+check "rmmod uaevents succeeds with subscribers attached" rmmod uaevents
+check "no oops, BUG or WARNING in the kernel log" \
+	sh -c '! dmesg | grep -E "BUG:|WARNING:|Oops|Call Trace"'
+
+tap_diag "monitor output:"
+while read -r line; do tap_diag "$line"; done </tmp/monitor.json
+echo "1..$tap_n" >"$TAP"

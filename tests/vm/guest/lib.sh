@@ -1,0 +1,110 @@
+# Helpers for the guest-side test scripts (sourced, busybox sh).
+
+# Results go to the second serial port, apart from the kernel's console.
+TAP=/dev/ttyS1
+tap_n=0
+tap_failed=0
+
+tap_plan() { echo "1..$1" >"$TAP"; }
+
+# ok CONDITION-EXIT-STATUS DESCRIPTION
+tap_result() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2" >"$TAP"
+	else
+		tap_failed=$((tap_failed + 1))
+		echo "not ok $tap_n - $2" >"$TAP"
+	fi
+}
+
+# check DESCRIPTION COMMAND...: one TAP line for whether COMMAND succeeds.
+check() {
+	desc=$1
+	shift
+	"$@"
+	tap_result $? "$desc"
+}
+
+tap_diag() { echo "# $*" >"$TAP"; }
+
+log() { echo "uae-vm: $*"; }
+
+# kmod_load MODULE [PARAMS...]: insmod MODULE after everything it depends on.
+# A dependency that is already loaded, or has no hardware here (crct10dif-pclmul under
+# TCG), fails harmlessly.
+kmod_load() {
+	mod=$1
+	shift
+	last=$(tail -n 1 "/modules/$mod.deps")
+	while read -r ko; do
+		[ "$ko" = "$last" ] && break
+		insmod "/modules/$ko" 2>/dev/null
+	done <"/modules/$mod.deps"
+	insmod "/modules/$last" "$@"
+}
+
+# wait_for SECONDS COMMAND...: retry COMMAND every 0.2 s until it succeeds.
+wait_for() {
+	tries=$(($1 * 5))
+	shift
+	while ! "$@" 2>/dev/null; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
+		sleep 0.2
+	done
+}
+
+start_journald() {
+	mkdir -p /run/systemd/journal /var/log
+	/lib/systemd/systemd-journald &
+	wait_for 20 test -S /run/systemd/journal/socket || return 1
+	ln -sf /run/systemd/journal/dev-log /dev/log
+}
+
+# The first sd disk of a scsi_debug host: "sda".
+scsi_debug_disk() {
+	for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
+		[ -e "$d" ] && basename "$d" && return 0
+	done
+	return 1
+}
+
+# Read a block straight from the device, so the command reaches the LU.
+touch_disk() {
+	echo 3 >/proc/sys/vm/drop_caches
+	dd if="/dev/$1" of=/dev/null bs=4096 count=1 2>/dev/null
+}
+
+SDEBUG=/sys/bus/pseudo/drivers/scsi_debug
+
+# The pipeline under test: journald, uaevents.ko, a JSON monitor, uaeventd, then
+# scsi_debug with one LUN.  Sets DISK ("sda") and HCTL ("2:0:0:0").
+setup_pipeline() {
+	start_journald || return 1
+	kmod_load sd_mod
+	kmod_load sg
+	insmod /modules/uaevents.ko || return 1
+	uaectl monitor --json >/tmp/monitor.json 2>/tmp/monitor.err &
+	MONITOR_PID=$!
+	uaeventd 2>/tmp/uaeventd.err &
+	UAEVENTD_PID=$!
+	kmod_load scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1 || return 1
+	wait_for 30 scsi_debug_disk >/dev/null || return 1
+	DISK=$(scsi_debug_disk)
+	HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
+}
+
+# Real UAs from scsi_debug, each reported on the next command to the LU.
+raise_capacity_change() {
+	echo 1 >"$SDEBUG/virtual_gb" && touch_disk "$DISK"
+}
+
+raise_lun_change() {
+	echo 2 >"$SDEBUG/max_luns" && touch_disk "$DISK"
+}
+
+# monitor_has EVENT: the JSON monitor printed an event of that name.
+monitor_has() {
+	jq -e --arg e "$1" 'select(.event == $e)' /tmp/monitor.json >/dev/null
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# Boot a Debian test kernel under QEMU with the whole uaevents pipeline and run a guest
+# script in it.
+#
+#   run-vm.sh SERIES SCRIPT USERBIN OUTDIR [--console]
+#     SERIES   6.1 or 6.12          SCRIPT   e2e.sh, demo.sh (tests/vm/guest/)
+#     USERBIN  the CMake build folder with uaectl and uaeventd
+#     OUTDIR   where console.log and tap.log go
+#     --console  show the guest console here (make demo) instead of logging it
+#
+# For test scripts, prints the guest's TAP and exits non-zero unless every test passed.
+set -eu
+
+series=$1 script=$2 userbin=$(cd "$3" && pwd) out=$4
+mode=${5:-}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+kroot=$("$here/fetch-kernel.sh" "$series")
+kver=$(basename "$kroot")
+kdir=$(echo "$kroot"/usr/src/linux-headers-"$kver")
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+make -s -C "$top/kernel" KDIR="$kdir" BUILD="$top/build/kmod/$kver" >"$out/kmod-build.log" 2>&1 || {
+	cat "$out/kmod-build.log" >&2
+	exit 1
+}
+"$here/mkinitramfs.sh" "$kroot" "$kver" "$top/build/kmod/$kver/uaevents.ko" "$userbin" \
+	"$out/initramfs.cpio.gz"
+
+if [ "$mode" = --console ]; then
+	console="-serial stdio"
+	append="quiet"
+else
+	console="-serial file:$out/console.log"
+	append=""
+fi
+rm -f "$out/tap.log" "$out/console.log"
+
+# TCG only: this machine has no KVM.  The guest powers itself off when the script ends.
+# shellcheck disable=SC2086
+timeout "${UAE_VM_TIMEOUT:-600}" qemu-system-x86_64 \
+	-machine pc -accel tcg -m 1024 -smp 1 \
+	-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$out/initramfs.cpio.gz" \
+	-append "console=ttyS0 panic=-1 oops=panic uae.script=$script $append" \
+	-display none -monitor none -nic none -no-reboot \
+	$console -serial "file:$out/tap.log" || {
+	echo "run-vm: QEMU failed or timed out (kernel $kver)" >&2
+}
+
+[ "$mode" = --console ] && exit 0
+
+# Judge the TAP: a plan, as many results as planned, none failed.
+sed "s/^/[$kver] /" "$out/tap.log"
+planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$out/tap.log" | tail -n 1)
+passed=$(grep -c '^ok ' "$out/tap.log" || true)
+failed=$(grep -c '^not ok ' "$out/tap.log" || true)
+if [ -z "$planned" ] || [ $((passed + failed)) -ne "$planned" ] || [ "$failed" -ne 0 ]; then
+	echo "run-vm: $script on $kver: $passed passed, $failed failed, ${planned:-no} plan" >&2
+	echo "run-vm: last lines of the guest console ($out/console.log):" >&2
+	tail -n 60 "$out/console.log" >&2 || true
+	exit 1
+fi
+echo "run-vm: $script on $kver: all $passed passed"
