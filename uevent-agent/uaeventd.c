@@ -40,8 +40,8 @@ static int log_event(struct uae_event *ev)
 	int r;
 
 	r = sd_journal_send(
-		"MESSAGE=%s [%s]: unit attention %s (ASC/ASCQ %02Xh/%02Xh)",
-		devname ? devname : "no block device", uae_event_get_hctl(ev),
+		"MESSAGE=%s%s[%s]: unit attention %s (ASC/ASCQ %02Xh/%02Xh)",
+		devname ? devname : "", devname ? " " : "", uae_event_get_hctl(ev),
 		desc ? desc : uae_event_get_name(ev), asc, ascq,
 		"MESSAGE_ID=%s", mid->id,
 		"PRIORITY=%d", mid->priority,

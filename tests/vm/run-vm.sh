@@ -51,7 +51,9 @@ timeout "${UAE_VM_TIMEOUT:-600}" qemu-system-x86_64 \
 
 [ "$mode" = --console ] && exit 0
 
-# Judge the TAP: a plan, as many results as planned, none failed.
+# Judge the TAP: a plan, as many results as planned, none failed.  The serial line
+# turned every newline into CR LF.
+tr -d '\r' <"$out/tap.log" >"$out/tap.txt" && mv "$out/tap.txt" "$out/tap.log"
 sed "s/^/[$kver] /" "$out/tap.log"
 planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$out/tap.log" | tail -n 1)
 passed=$(grep -c '^ok ' "$out/tap.log" || true)

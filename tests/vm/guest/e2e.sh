@@ -54,6 +54,19 @@ check "LUN change is in the journal with its fields" \
 	wait_for 10 journal_event REPORTED_LUNS_DATA_HAS_CHANGED 0x3f 0x0e 5 \
 	1478cebde0674ffbacb87993cfc12337
 
+if sdebug_error_file >/dev/null; then
+	raise_soft_threshold
+	check "soft threshold UA (injected) reaches the monitor" \
+		wait_for 15 monitor_has THIN_PROVISIONING_SOFT_THRESHOLD_REACHED
+	check "soft threshold event: 38h/07h, space, $HCTL, $DISK" \
+		monitor_event THIN_PROVISIONING_SOFT_THRESHOLD_REACHED 56 7 space
+	check "soft threshold is a warning in the journal with its fields" \
+		wait_for 10 journal_event THIN_PROVISIONING_SOFT_THRESHOLD_REACHED 0x38 0x07 4 \
+		dbef670c0acc4a518e8986b26be121b1
+else
+	tap_diag "no scsi_debug error injection on $(uname -r): soft threshold not raised here"
+fi
+
 check "sequence numbers run 1..n without a gap, one instance, gap 0" \
 	jq -e -s 'map(.seq) == [range(1; length + 1)]
 		and (map(.instance) | unique | length) == 1

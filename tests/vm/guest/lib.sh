@@ -108,3 +108,16 @@ raise_lun_change() {
 monitor_has() {
 	jq -e --arg e "$1" 'select(.event == $e)' /tmp/monitor.json >/dev/null
 }
+
+# The per-device error injection file of 6.12's scsi_debug, if this kernel has one.
+sdebug_error_file() {
+	f=/sys/kernel/debug/scsi_debug/$HCTL/error
+	[ -e "$f" ] && echo "$f"
+}
+
+# A THIN PROVISIONING SOFT THRESHOLD REACHED (38h/07h) UA on the next READ(10), once
+# (count -1: see shared test-kernels.md on count semantics).
+raise_soft_threshold() {
+	f=$(sdebug_error_file) || return 1
+	echo "2 -1 0x28 0 0 0x2 0x6 0x38 0x07" >"$f" && touch_disk "$DISK"
+}

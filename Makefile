@@ -1,0 +1,52 @@
+# uaevents: top-level build.  CMake builds user space; kernel/Makefile builds the module
+# against each test kernel's headers; tests/vm/ boots those kernels under QEMU.
+#
+#   make demo    set up, build, boot the VM and show UAs flowing into the journal
+#   make check   set up, build, run the Check unit tests and the VM end-to-end tests
+
+BUILD       ?= build
+USERBIN     := $(BUILD)/user
+KERNELS     ?= 6.1 6.12
+DEMO_KERNEL ?= 6.12
+JOBS        ?= $(shell nproc)
+
+all: user
+
+deps:
+	@scripts/install-deps.sh
+
+user: deps
+	cmake -S . -B $(USERBIN) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(USERBIN) -j $(JOBS)
+
+# uaevents.ko for each test kernel (fetched into /var/cache/uaevents by tests/vm/).
+modules: deps
+	@for k in $(KERNELS); do \
+		kroot=$$(tests/vm/fetch-kernel.sh $$k) && kver=$$(basename $$kroot) && \
+		$(MAKE) -C kernel KDIR=$$kroot/usr/src/linux-headers-$$kver || exit 1; \
+	done
+
+unit-check: user
+	tests/run-stage.sh unit $(BUILD)/results ctest --test-dir $(USERBIN) -V
+
+vm-check: user
+	@for k in $(KERNELS); do \
+		tests/run-stage.sh vm-$$k $(BUILD)/results \
+			tests/vm/run-vm.sh $$k e2e.sh $(USERBIN) $(BUILD)/vm/$$k || exit 1; \
+	done
+
+check: deps
+	@rm -rf $(BUILD)/results
+	@status=0; \
+	$(MAKE) --no-print-directory unit-check || status=1; \
+	$(MAKE) --no-print-directory vm-check || status=1; \
+	tests/summary.sh $(BUILD)/results; \
+	exit $$status
+
+demo: user
+	tests/vm/run-vm.sh $(DEMO_KERNEL) demo.sh $(USERBIN) $(BUILD)/vm/demo --console
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all deps user modules unit-check vm-check check demo clean
