@@ -29,6 +29,9 @@ modules: deps
 unit-check: user
 	tests/run-stage.sh unit $(BUILD)/results ctest --test-dir $(USERBIN) -V
 
+checkpatch: deps
+	tests/run-stage.sh checkpatch $(BUILD)/results tests/checkpatch.sh
+
 vm-check: user
 	@for k in $(KERNELS); do \
 		tests/run-stage.sh vm-$$k $(BUILD)/results \
@@ -39,6 +42,7 @@ check: deps
 	@rm -rf $(BUILD)/results
 	@status=0; \
 	$(MAKE) --no-print-directory unit-check || status=1; \
+	$(MAKE) --no-print-directory checkpatch || status=1; \
 	$(MAKE) --no-print-directory vm-check || status=1; \
 	tests/summary.sh $(BUILD)/results; \
 	exit $$status
@@ -49,4 +53,4 @@ demo: user
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps user modules unit-check vm-check check demo clean
+.PHONY: all deps user modules unit-check checkpatch vm-check check demo clean

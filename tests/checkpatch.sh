@@ -1,0 +1,23 @@
+#!/bin/sh
+# Kernel coding style: scripts/checkpatch.pl from Debian's linux-source-6.1 over every file
+# that is compiled into the kernel module.  TAP, one line per file; fails on any warning.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$("$top/scripts/fetch-linux-source.sh")
+cd "$top"
+
+files="$(ls kernel/*.c kernel/*.h kunit/*.c 2>/dev/null || true) sense/uae_sense.c sense/uae_sense.h
+sense/uae_types.h include/uapi/linux/uaevents.h"
+n=0 failed=0
+for f in $files; do
+	n=$((n + 1))
+	if out=$("$src/scripts/checkpatch.pl" --no-tree --quiet --show-types -f "$f" 2>&1); then
+		echo "ok $n - checkpatch $f"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - checkpatch $f"
+		echo "$out" | sed 's/^/# /'
+	fi
+done
+echo "1..$n"
+[ "$failed" -eq 0 ]
