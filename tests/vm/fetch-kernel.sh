@@ -18,7 +18,14 @@ case "$series" in
 *) echo "fetch-kernel: unknown series '$series' (want 6.1 or 6.12)" >&2; exit 2 ;;
 esac
 
-image=$(apt-cache search --names-only "$pattern" | cut -d' ' -f1 | sort -V | tail -n 1)
+newest_image() {
+	apt-cache search --names-only "$pattern" | cut -d' ' -f1 | sort -V | tail -n 1
+}
+image=$(newest_image)
+if [ -z "$image" ] && [ "$(id -u)" -eq 0 ]; then
+	apt-get update -q >&2
+	image=$(newest_image)
+fi
 if [ -z "$image" ]; then
 	echo "fetch-kernel: no $series kernel in the apt lists; run apt-get update" >&2
 	exit 1
