@@ -60,14 +60,6 @@ static void uae_deliver(struct work_struct *work)
 	}
 }
 
-/* Bytes of sense data worth keeping: the header plus what its additional length claims. */
-static u8 uae_sense_len(const u8 *sense)
-{
-	unsigned int len = 8 + sense[7];
-
-	return min_t(unsigned int, len, SCSI_SENSE_BUFFERSIZE);
-}
-
 static void uae_copy_devname(struct uae_event *ev, struct scsi_cmnd *cmd)
 {
 	/* The disk cannot go away under an in-flight command: del_gendisk freezes the queue. */
@@ -98,7 +90,7 @@ static void uae_capture(struct scsi_cmnd *cmd)
 	}
 	ev->kind = UAEVENTS_KIND_UA;
 	ev->decoded = decoded;
-	ev->sense_len = uae_sense_len(cmd->sense_buffer);
+	ev->sense_len = uae_sense_length(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE);
 	memcpy(ev->sense, cmd->sense_buffer, ev->sense_len);
 	ev->name = uae_ua_event_name(decoded.asc, decoded.ascq);
 	ev->category = uae_ua_category(decoded.asc, decoded.ascq);

@@ -1,18 +1,53 @@
 #!/usr/bin/env python3
-"""Generate the ASC/ASCQ and unit-attention tables of the shared sense decoder.
+"""Generate the tables of the shared sense decoder from its data files.
 
-Inputs are the data files in sense/data/; the output is one C header, included only by
-uae_sense.c.  Build-time only: the decoder itself stays freestanding C.
+  gen-tables.py OUTPUT.h --asc FILE [FILE...] --ua FILE --classes FILE
 
-  gen-tables.py T10-ASC-NUM.TXT UA-EVENTS.TXT OUTPUT.h
+--asc     ASC/ASCQ lists in T10's asc-num.txt format (sense/data/t10-asc-num.txt and
+          sense/data/asc-additions.txt); a code listed twice is an error.
+--ua      unit attention rules (sense/data/ua-events.txt).
+--classes the classification table (docs/classification.md), a Markdown table.
+
+Build-time only: the decoder (uae_sense.c) stays freestanding C.
 """
+import argparse
 import re
 import sys
 
 CATEGORIES = ["none", "reset", "parameters", "space", "inventory", "microcode",
               "medium", "other"]
 
-ENTRY = re.compile(r"^([0-9A-F]{2})h/([0-9A-F]{2}|NN)h\s{2}.{13}\s+(\S.*)$")
+HOST_BYTES = {
+    "DID_OK": 0x00, "DID_NO_CONNECT": 0x01, "DID_BUS_BUSY": 0x02, "DID_TIME_OUT": 0x03,
+    "DID_BAD_TARGET": 0x04, "DID_ABORT": 0x05, "DID_PARITY": 0x06, "DID_ERROR": 0x07,
+    "DID_RESET": 0x08, "DID_BAD_INTR": 0x09, "DID_PASSTHROUGH": 0x0a,
+    "DID_SOFT_ERROR": 0x0b, "DID_IMM_RETRY": 0x0c, "DID_REQUEUE": 0x0d,
+    "DID_TRANSPORT_DISRUPTED": 0x0e, "DID_TRANSPORT_FAILFAST": 0x0f,
+    "DID_TRANSPORT_MARGINAL": 0x14,
+}
+STATUSES = {
+    "GOOD": 0x00, "CHECK_CONDITION": 0x02, "CONDITION_MET": 0x04, "BUSY": 0x08,
+    "INTERMEDIATE": 0x10, "INTERMEDIATE_CONDITION_MET": 0x14,
+    "RESERVATION_CONFLICT": 0x18, "COMMAND_TERMINATED": 0x22, "TASK_SET_FULL": 0x28,
+    "ACA_ACTIVE": 0x30, "TASK_ABORTED": 0x40,
+}
+SENSE_KEYS = ["NO_SENSE", "RECOVERED_ERROR", "NOT_READY", "MEDIUM_ERROR", "HARDWARE_ERROR",
+              "ILLEGAL_REQUEST", "UNIT_ATTENTION", "DATA_PROTECT", "BLANK_CHECK",
+              "VENDOR_SPECIFIC", "COPY_ABORTED", "ABORTED_COMMAND", "RESERVED_C",
+              "VOLUME_OVERFLOW", "MISCOMPARE", "COMPLETED"]
+KEY_NO_SENSE_DATA, KEY_DEFERRED = 16, 17       # bits beside the 16 sense keys
+SEVERITIES = ["none", "retryable", "fatal"]
+LOCI = ["none", "device", "transport", "host"]
+BLK_STATUSES = ["OK", "IOERR", "TRANSPORT", "TARGET", "RESV_CONFLICT", "NOSPC", "MEDIUM",
+                "PROTECTION", "ZONE_OPEN_RESOURCE"]
+# include/linux/blk_types.h: blk_path_error() is false for these, true for the rest.
+NOT_PATH_ERRORS = {"OK", "TARGET", "RESV_CONFLICT", "NOSPC", "MEDIUM", "PROTECTION"}
+
+ASC_ENTRY = re.compile(r"^([0-9A-F]{2})h/([0-9A-F]{2}|NN)h\s{2}.{13}\s+(\S.*)$")
+
+
+def fail(msg):
+    sys.exit(f"gen-tables: {msg}")
 
 
 def ident(description):
@@ -25,22 +60,23 @@ def c_string(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def read_t10(path):
+def read_asc(paths):
     exact, ranged = {}, []
-    with open(path, encoding="latin-1") as f:
-        for line in f:
-            m = ENTRY.match(line.rstrip())
-            if not m:
-                continue
-            asc, ascq, desc = int(m.group(1), 16), m.group(2), m.group(3).strip()
-            if ascq == "NN":
-                r = re.search(r"\(([0-9A-F]{2})h-([0-9A-F]{2})h\)", desc, re.I)
-                lo, hi = (int(r.group(1), 16), int(r.group(2), 16)) if r else (0, 0xff)
-                ranged.append((asc, lo, hi, desc))
-            else:
+    for path in paths:
+        with open(path, encoding="latin-1") as f:
+            for line in f:
+                m = ASC_ENTRY.match(line.rstrip())
+                if not m:
+                    continue
+                asc, ascq, desc = int(m.group(1), 16), m.group(2), m.group(3).strip()
+                if ascq == "NN":
+                    r = re.search(r"\(([0-9A-F]{2})h-([0-9A-F]{2})h\)", desc, re.I)
+                    lo, hi = (int(r.group(1), 16), int(r.group(2), 16)) if r else (0, 0xff)
+                    ranged.append((asc, lo, hi, desc))
+                    continue
                 key = (asc, int(ascq, 16))
                 if key in exact:
-                    sys.exit(f"gen-tables: {asc:02X}h/{ascq}h listed twice")
+                    fail(f"{path}: {asc:02X}h/{ascq}h listed twice")
                 exact[key] = desc
     return exact, ranged
 
@@ -53,40 +89,153 @@ def read_ua_rules(path):
             if not words:
                 continue
             if len(words) not in (3, 4) or words[2] not in CATEGORIES:
-                sys.exit(f"gen-tables: {path}:{n}: want 'ASC ASCQ CATEGORY [NAME]'")
+                fail(f"{path}:{n}: want 'ASC ASCQ CATEGORY [NAME]'")
             asc = int(words[0], 16)
             ascq = None if words[1] == "*" else int(words[1], 16)
             rules[(asc, ascq)] = (words[2], words[3] if len(words) == 4 else None)
     return rules
 
 
-def main():
-    if len(sys.argv) != 4:
-        sys.exit(__doc__)
-    exact, ranged = read_t10(sys.argv[1])
-    rules = read_ua_rules(sys.argv[2])
-    out = ["/* Generated by sense/gen-tables.py from sense/data/: do not edit. */", ""]
+def byte_set(cell, names, where):
+    """A match cell as the list of byte values it matches, or None for '*'."""
+    if cell == "*":
+        return None
+    values = []
+    for item in cell.split(","):
+        item = item.strip()
+        if names is not None:
+            if item not in names:
+                fail(f"{where}: unknown name '{item}'")
+            values.append(names[item])
+        else:
+            values.append(int(item, 16))
+    return values
 
-    out.append("static const struct uae_asc_entry uae_asc_table[] = {")
+
+def key_mask(cell, where):
+    if cell == "*":
+        return (1 << 18) - 1
+    mask = 0
+    for item in cell.split(","):
+        item = item.strip()
+        if item == "-":
+            mask |= 1 << KEY_NO_SENSE_DATA
+        elif item == "deferred":
+            mask |= 1 << KEY_DEFERRED
+        elif item in SENSE_KEYS:
+            mask |= 1 << SENSE_KEYS.index(item)
+        else:
+            fail(f"{where}: unknown sense key '{item}'")
+    return mask
+
+
+def read_classes(path):
+    rows = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not line.startswith("|") or not cells[0].isdigit():
+                continue
+            where = f"{path}:{n}"
+            if len(cells) != 11:
+                fail(f"{where}: want 11 cells, found {len(cells)}")
+            number, host, status, key, asc, ascq, sev, locus, failover, blk, reason = cells
+            if int(number) != len(rows) + 1:
+                fail(f"{where}: rule {number} out of order")
+            if sev not in SEVERITIES or locus not in LOCI or blk not in BLK_STATUSES \
+                    or failover not in ("yes", "no"):
+                fail(f"{where}: bad severity, locus, failover or blk_status")
+            path_error = blk not in NOT_PATH_ERRORS
+            differs = (failover == "yes") != path_error
+            if differs != reason.startswith("Differs:"):
+                fail(f"{where}: failover '{failover}' vs blk_path_error({blk}) = "
+                     f"{path_error}: the reason must begin 'Differs:' exactly when they differ")
+            rows.append(dict(number=int(number),
+                             host=byte_set(host, HOST_BYTES, where),
+                             status=byte_set(status, STATUSES, where),
+                             keys=key_mask(key, where),
+                             asc=byte_set(asc, None, where),
+                             ascq=byte_set(ascq, None, where),
+                             sev=sev, locus=locus, failover=failover == "yes", blk=blk,
+                             differs=differs))
+    if not rows:
+        fail(f"{path}: no table rows")
+    last = rows[-1]
+    if any(last[k] is not None for k in ("host", "status", "asc", "ascq")):
+        fail(f"{path}: the last rule must match everything")
+    return rows
+
+
+def c_set(values):
+    """A 256-bit set as eight 32-bit words; None is the full set."""
+    words = [0xffffffff] * 8 if values is None else [0] * 8
+    for v in values or []:
+        words[v // 32] |= 1 << (v % 32)
+    return "{ .w = { " + ", ".join(f"0x{w:08x}" for w in words) + " } }"
+
+
+def emit(out, exact, ranged, rules, classes):
+    w = out.append
+    w("/* Generated by sense/gen-tables.py from sense/data/ and docs/: do not edit. */")
+    w("")
+    w("static const struct uae_asc_entry uae_asc_table[] = {")
     for (asc, ascq), desc in sorted(exact.items()):
-        out.append(f"\t{{ 0x{asc:02x}, 0x{ascq:02x}, {c_string(ident(desc))}, "
-                   f"{c_string(desc)} }},")
-    out.append("};")
-    out.append("")
-    out.append("static const struct uae_asc_range uae_asc_ranges[] = {")
+        w(f"\t{{ 0x{asc:02x}, 0x{ascq:02x}, {c_string(ident(desc))}, {c_string(desc)} }},")
+    w("};")
+    w("")
+    w("static const struct uae_asc_range uae_asc_ranges[] = {")
     for asc, lo, hi, desc in ranged:
-        out.append(f"\t{{ 0x{asc:02x}, 0x{lo:02x}, 0x{hi:02x}, {c_string(ident(desc))}, "
-                   f"{c_string(desc)} }},")
-    out.append("};")
-    out.append("")
-    out.append("static const struct uae_ua_rule uae_ua_rules[] = {")
-    for (asc, ascq), (cat, name) in sorted(rules.items(),
-                                           key=lambda r: (r[0][0], r[0][1] is None, r[0][1] or 0)):
+        w(f"\t{{ 0x{asc:02x}, 0x{lo:02x}, 0x{hi:02x}, {c_string(ident(desc))}, "
+          f"{c_string(desc)} }},")
+    w("};")
+    w("")
+    w("static const struct uae_ua_rule uae_ua_rules[] = {")
+    for (asc, ascq), (cat, name) in sorted(
+            rules.items(), key=lambda r: (r[0][0], r[0][1] is None, r[0][1] or 0)):
         any_ascq = "true" if ascq is None else "false"
-        out.append(f"\t{{ 0x{asc:02x}, 0x{(ascq or 0):02x}, {any_ascq}, "
-                   f"UAE_CAT_{cat.upper()}, {c_string(name) if name else 'NULL'} }},")
-    out.append("};")
-    with open(sys.argv[3], "w") as f:
+        w(f"\t{{ 0x{asc:02x}, 0x{(ascq or 0):02x}, {any_ascq}, UAE_CAT_{cat.upper()}, "
+          f"{c_string(name) if name else 'NULL'} }},")
+    w("};")
+    w("")
+    w("static const struct uae_class_rule uae_class_rules[] = {")
+    for r in classes:
+        w(f"\t{{ /* rule {r['number']} */")
+        w(f"\t\t.host = {c_set(r['host'])},")
+        w(f"\t\t.status = {c_set(r['status'])},")
+        w(f"\t\t.asc = {c_set(r['asc'])},")
+        w(f"\t\t.ascq = {c_set(r['ascq'])},")
+        w(f"\t\t.keys = 0x{r['keys']:05x},")
+        w(f"\t\t.severity = UAE_SEV_{r['sev'].upper()},")
+        w(f"\t\t.locus = UAE_LOCUS_{r['locus'].upper()},")
+        w(f"\t\t.blk_status = UAE_BLK_{r['blk']},")
+        w(f"\t\t.failover = {'true' if r['failover'] else 'false'},")
+        w(f"\t\t.differs = {'true' if r['differs'] else 'false'},")
+        w(f"\t\t.number = {r['number']},")
+        w("\t},")
+    w("};")
+    w("")
+    w("static const char *const uae_host_byte_names[] = {")
+    for name, value in sorted(HOST_BYTES.items(), key=lambda kv: kv[1]):
+        w(f"\t[0x{value:02x}] = {c_string(name)},")
+    w("};")
+    w("")
+    w("static const char *const uae_status_names[] = {")
+    for name, value in sorted(STATUSES.items(), key=lambda kv: kv[1]):
+        w(f"\t[0x{value:02x}] = {c_string(name)},")
+    w("};")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("output")
+    p.add_argument("--asc", nargs="+", required=True)
+    p.add_argument("--ua", required=True)
+    p.add_argument("--classes", required=True)
+    a = p.parse_args()
+    exact, ranged = read_asc(a.asc)
+    out = []
+    emit(out, exact, ranged, read_ua_rules(a.ua), read_classes(a.classes))
+    with open(a.output, "w") as f:
         f.write("\n".join(out) + "\n")
 
 
