@@ -18,8 +18,10 @@ rm -f "$log.status"
 
 passed=0 failed=0
 eval "$(sed -n 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/c=\1 f=\2 e=\3; passed=$((passed + c - f - e)); failed=$((failed + f + e));/p' "$log")"
-tap_ok=$(sed 's/^\[[^]]*\] //' "$log" | grep -c '^ok ' || true)
-tap_fail=$(sed 's/^\[[^]]*\] //' "$log" | grep -c '^not ok ' || true)
+# TAP lines may carry a "[kernel] " prefix (run-vm.sh) or ctest -V's "N: ".
+tap=$(sed -E 's/^\[[^]]*\] //; s/^[0-9]+: //' "$log")
+tap_ok=$(echo "$tap" | grep -c '^ok ' || true)
+tap_fail=$(echo "$tap" | grep -c '^not ok ' || true)
 passed=$((passed + tap_ok))
 failed=$((failed + tap_fail))
 echo "$passed $failed" >"$results/$name.count"
