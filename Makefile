@@ -2,12 +2,16 @@
 # against each test kernel's headers; tests/vm/ boots those kernels under QEMU.
 #
 #   make demo    set up, build, boot the VM and show UAs flowing into the journal
-#   make check   set up, build, run the Check unit tests and the VM end-to-end tests
+#   make check   set up, build, run the Check unit tests, checkpatch, KUnit (UML), a short
+#                fuzz pass and the VM end-to-end tests
+#   make fuzz    fuzz the shared decoder for FUZZ_SECONDS
 
 BUILD       ?= build
 USERBIN     := $(BUILD)/user
 KERNELS     ?= 6.1 6.12
 DEMO_KERNEL ?= 6.12
+FUZZ_SECONDS ?= 300
+FUZZ_CHECK_SECONDS ?= 30
 JOBS        ?= $(shell nproc)
 
 all: user
@@ -29,20 +33,33 @@ modules: deps
 unit-check: user
 	tests/run-stage.sh unit $(BUILD)/results ctest --test-dir $(USERBIN) -V
 
+kunit-check: deps
+	tests/run-stage.sh kunit $(BUILD)/results tests/kunit/run.sh
+
+# libFuzzer over the shared decoder: 'make fuzz' for FUZZ_SECONDS, 'make check' briefly.
+fuzz: user
+	tests/fuzz/run-fuzz.sh $(BUILD)/fuzz $(USERBIN)/sense $(FUZZ_SECONDS)
+
+fuzz-check: user
+	tests/run-stage.sh fuzz $(BUILD)/results \
+		tests/fuzz/run-fuzz.sh $(BUILD)/fuzz $(USERBIN)/sense $(FUZZ_CHECK_SECONDS)
+
 checkpatch: deps
 	tests/run-stage.sh checkpatch $(BUILD)/results tests/checkpatch.sh
 
 vm-check: user
-	@for k in $(KERNELS); do \
+	@status=0; for k in $(KERNELS); do \
 		tests/run-stage.sh vm-$$k $(BUILD)/results \
-			tests/vm/run-vm.sh $$k e2e.sh $(USERBIN) $(BUILD)/vm/$$k || exit 1; \
-	done
+			tests/vm/run-vm.sh $$k e2e.sh $(USERBIN) $(BUILD)/vm/$$k || status=1; \
+	done; exit $$status
 
 check: deps
 	@rm -rf $(BUILD)/results
 	@status=0; \
 	$(MAKE) --no-print-directory unit-check || status=1; \
 	$(MAKE) --no-print-directory checkpatch || status=1; \
+	$(MAKE) --no-print-directory kunit-check || status=1; \
+	$(MAKE) --no-print-directory fuzz-check || status=1; \
 	$(MAKE) --no-print-directory vm-check || status=1; \
 	tests/summary.sh $(BUILD)/results; \
 	exit $$status
@@ -53,4 +70,5 @@ demo: user
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps user modules unit-check checkpatch vm-check check demo clean
+.PHONY: all deps user modules unit-check kunit-check fuzz fuzz-check checkpatch vm-check \
+	check demo clean

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the shared sense decoder and classifier, compiled into the kernel exactly
+ * as the module compiles it, and checked against the kernel's own definitions: the
+ * DID_* and SAM status values, and blk_path_error().
+ */
+#include <kunit/test.h>
+#include <linux/blk_types.h>
+#include <scsi/scsi_proto.h>
+#include <scsi/scsi_status.h>
+
+#include "uae_sense.c"
+
+static void fixed_sense(u8 *b, u8 key, u8 asc, u8 ascq)
+{
+	memset(b, 0, 18);
+	b[0] = 0x70;
+	b[2] = key;
+	b[7] = 10;
+	b[12] = asc;
+	b[13] = ascq;
+}
+
+static void uae_kunit_fixed_ua(struct kunit *test)
+{
+	struct uae_sense s;
+	u8 b[18];
+
+	fixed_sense(b, UAE_SENSE_KEY_UNIT_ATTENTION, 0x2a, 0x09);
+	KUNIT_EXPECT_EQ(test, uae_sense_decode(b, sizeof(b), &s), UAE_SENSE_OK);
+	KUNIT_EXPECT_EQ(test, s.sense_key, 6);
+	KUNIT_EXPECT_EQ(test, s.asc, 0x2a);
+	KUNIT_EXPECT_EQ(test, s.ascq, 0x09);
+	KUNIT_EXPECT_STREQ(test, uae_ua_event_name(s.asc, s.ascq), "CAPACITY_DATA_HAS_CHANGED");
+	KUNIT_EXPECT_EQ(test, uae_ua_category(s.asc, s.ascq), UAE_CAT_PARAMETERS);
+}
+
+static void uae_kunit_descriptor(struct kunit *test)
+{
+	static const u8 b[] = {
+		0x72, 0x03, 0x11, 0x00, 0, 0, 0, 16,
+		0x00, 0x0a, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34,
+		0x03, 0x02, 0, 0x07,
+	};
+	struct uae_sense s;
+
+	KUNIT_EXPECT_EQ(test, uae_sense_decode(b, sizeof(b), &s), UAE_SENSE_OK);
+	KUNIT_EXPECT_TRUE(test, s.descriptor);
+	KUNIT_EXPECT_TRUE(test, s.info_valid);
+	KUNIT_EXPECT_EQ(test, s.information, 0x1234ULL);
+	KUNIT_EXPECT_TRUE(test, s.fru_valid);
+	KUNIT_EXPECT_EQ(test, s.fru, 7);
+	KUNIT_EXPECT_EQ(test, s.descriptors, 2);
+}
+
+/* Every truncation decodes from a buffer of exactly that size (KASAN would see overruns). */
+static void uae_kunit_truncated(struct kunit *test)
+{
+	static const u8 b[] = {
+		0x72, 0x05, 0x20, 0x00, 0, 0, 0, 8, 0x02, 0x06, 0, 0, 0xc0, 0x00, 0x01, 0,
+	};
+	struct uae_sense s;
+	size_t len;
+
+	for (len = 0; len <= sizeof(b); len++) {
+		u8 *copy = kunit_kmalloc(test, len ? len : 1, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, copy);
+		memcpy(copy, b, len);
+		uae_sense_decode(copy, len, &s);
+		if (len < sizeof(b))
+			KUNIT_EXPECT_NE(test, s.status, UAE_SENSE_OK);
+		else
+			KUNIT_EXPECT_EQ(test, s.status, UAE_SENSE_OK);
+	}
+}
+
+static void uae_kunit_overrun(struct kunit *test)
+{
+	static const u8 b[] = {
+		0x72, 0x05, 0x24, 0x00, 0, 0, 0, 8, 0x03, 0x02, 0, 0x07, 0x00, 0x0a, 0x80, 0,
+	};
+	struct uae_sense s;
+
+	KUNIT_EXPECT_EQ(test, uae_sense_decode(b, sizeof(b), &s), UAE_SENSE_PARTIAL);
+	KUNIT_EXPECT_TRUE(test, s.fru_valid);
+	KUNIT_EXPECT_FALSE(test, s.info_valid);
+}
+
+/* The names of the kernel's own SDEV_UA= uevents (scsi_lib.c: scsi_evt_emit()). */
+static void uae_kunit_sdev_ua_names(struct kunit *test)
+{
+	KUNIT_EXPECT_STREQ(test, uae_ua_event_name(0x3f, 0x03), "INQUIRY_DATA_HAS_CHANGED");
+	KUNIT_EXPECT_STREQ(test, uae_ua_event_name(0x2a, 0x09), "CAPACITY_DATA_HAS_CHANGED");
+	KUNIT_EXPECT_STREQ(test, uae_ua_event_name(0x38, 0x07),
+			   "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED");
+	KUNIT_EXPECT_STREQ(test, uae_ua_event_name(0x2a, 0x01), "MODE_PARAMETERS_CHANGED");
+	KUNIT_EXPECT_STREQ(test, uae_ua_event_name(0x3f, 0x0e), "REPORTED_LUNS_DATA_HAS_CHANGED");
+	KUNIT_EXPECT_STREQ(test, uae_ua_event_name(0x2a, 0x06), "ASYMMETRIC_ACCESS_STATE_CHANGED");
+	KUNIT_EXPECT_STREQ(test, uae_ua_event_name(0x29, 0x02), "POWER_ON_RESET_OCCURRED");
+}
+
+/* The generator's numeric tables agree with the kernel's enums. */
+static void uae_kunit_kernel_codes(struct kunit *test)
+{
+	static const struct {
+		u8 value;
+		const char *name;
+	} hosts[] = {
+		{ DID_OK, "DID_OK" }, { DID_NO_CONNECT, "DID_NO_CONNECT" },
+		{ DID_BUS_BUSY, "DID_BUS_BUSY" }, { DID_TIME_OUT, "DID_TIME_OUT" },
+		{ DID_BAD_TARGET, "DID_BAD_TARGET" }, { DID_ABORT, "DID_ABORT" },
+		{ DID_PARITY, "DID_PARITY" }, { DID_ERROR, "DID_ERROR" },
+		{ DID_RESET, "DID_RESET" }, { DID_BAD_INTR, "DID_BAD_INTR" },
+		{ DID_PASSTHROUGH, "DID_PASSTHROUGH" }, { DID_SOFT_ERROR, "DID_SOFT_ERROR" },
+		{ DID_IMM_RETRY, "DID_IMM_RETRY" }, { DID_REQUEUE, "DID_REQUEUE" },
+		{ DID_TRANSPORT_DISRUPTED, "DID_TRANSPORT_DISRUPTED" },
+		{ DID_TRANSPORT_FAILFAST, "DID_TRANSPORT_FAILFAST" },
+		{ DID_TRANSPORT_MARGINAL, "DID_TRANSPORT_MARGINAL" },
+	}, statuses[] = {
+		{ SAM_STAT_GOOD, "GOOD" }, { SAM_STAT_CHECK_CONDITION, "CHECK_CONDITION" },
+		{ SAM_STAT_CONDITION_MET, "CONDITION_MET" }, { SAM_STAT_BUSY, "BUSY" },
+		{ SAM_STAT_INTERMEDIATE, "INTERMEDIATE" },
+		{ SAM_STAT_INTERMEDIATE_CONDITION_MET, "INTERMEDIATE_CONDITION_MET" },
+		{ SAM_STAT_RESERVATION_CONFLICT, "RESERVATION_CONFLICT" },
+		{ SAM_STAT_COMMAND_TERMINATED, "COMMAND_TERMINATED" },
+		{ SAM_STAT_TASK_SET_FULL, "TASK_SET_FULL" },
+		{ SAM_STAT_ACA_ACTIVE, "ACA_ACTIVE" },
+		{ SAM_STAT_TASK_ABORTED, "TASK_ABORTED" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(hosts); i++)
+		KUNIT_EXPECT_STREQ(test, uae_host_byte_name(hosts[i].value), hosts[i].name);
+	for (i = 0; i < ARRAY_SIZE(statuses); i++)
+		KUNIT_EXPECT_STREQ(test, uae_status_name(statuses[i].value), statuses[i].name);
+	KUNIT_EXPECT_EQ(test, UAE_DID_PASSTHROUGH, DID_PASSTHROUGH);
+	KUNIT_EXPECT_EQ(test, UAE_SAM_STAT_CHECK_CONDITION, SAM_STAT_CHECK_CONDITION);
+}
+
+#ifdef BLK_STS_RESV_CONFLICT
+#define UAE_KUNIT_BLK_RESV_CONFLICT BLK_STS_RESV_CONFLICT
+#else
+#define UAE_KUNIT_BLK_RESV_CONFLICT BLK_STS_NEXUS
+#endif
+
+/* uae_blk_status_is_path_error() is the kernel's own blk_path_error(). */
+static void uae_kunit_path_error(struct kunit *test)
+{
+	static const struct {
+		enum uae_blk_status uae;
+		blk_status_t blk;
+	} map[] = {
+		{ UAE_BLK_OK, BLK_STS_OK },
+		{ UAE_BLK_IOERR, BLK_STS_IOERR },
+		{ UAE_BLK_TRANSPORT, BLK_STS_TRANSPORT },
+		{ UAE_BLK_TARGET, BLK_STS_TARGET },
+		{ UAE_BLK_RESV_CONFLICT, UAE_KUNIT_BLK_RESV_CONFLICT },
+		{ UAE_BLK_NOSPC, BLK_STS_NOSPC },
+		{ UAE_BLK_MEDIUM, BLK_STS_MEDIUM },
+		{ UAE_BLK_PROTECTION, BLK_STS_PROTECTION },
+		{ UAE_BLK_ZONE_OPEN_RESOURCE, BLK_STS_ZONE_OPEN_RESOURCE },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		/* BLK_STS_OK is no error at all; blk_path_error() is only asked of errors. */
+		if (map[i].uae == UAE_BLK_OK)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, uae_blk_status_is_path_error(map[i].uae),
+				    blk_path_error(map[i].blk), "blk_status %s",
+				    uae_blk_status_name(map[i].uae));
+	}
+}
+
+/* Rows the issue names, and the consistency of every row with blk_path_error(). */
+static void uae_kunit_classify(struct kunit *test)
+{
+	struct uae_sense s;
+	struct uae_class cl;
+	unsigned int h, st;
+	u8 b[18];
+
+	uae_classify(DID_TRANSPORT_FAILFAST, SAM_STAT_GOOD, NULL, &cl);
+	KUNIT_EXPECT_EQ(test, cl.blk_status, UAE_BLK_TRANSPORT);
+	KUNIT_EXPECT_EQ(test, cl.locus, UAE_LOCUS_TRANSPORT);
+	KUNIT_EXPECT_TRUE(test, cl.failover);
+	uae_classify(DID_TRANSPORT_MARGINAL, SAM_STAT_GOOD, NULL, &cl);
+	KUNIT_EXPECT_EQ(test, cl.blk_status, UAE_BLK_TRANSPORT);
+
+	fixed_sense(b, UAE_SENSE_KEY_DATA_PROTECT, 0x27, 0x07);
+	uae_sense_decode(b, sizeof(b), &s);
+	uae_classify(DID_OK, SAM_STAT_CHECK_CONDITION, &s, &cl);
+	KUNIT_EXPECT_EQ(test, cl.blk_status, UAE_BLK_NOSPC);
+	KUNIT_EXPECT_FALSE(test, cl.failover);
+
+	fixed_sense(b, UAE_SENSE_KEY_MEDIUM_ERROR, 0x14, 0x01);
+	uae_sense_decode(b, sizeof(b), &s);
+	uae_classify(DID_OK, SAM_STAT_CHECK_CONDITION, &s, &cl);
+	KUNIT_EXPECT_EQ(test, cl.blk_status, UAE_BLK_MEDIUM);
+	KUNIT_EXPECT_EQ(test, cl.severity, UAE_SEV_FATAL);
+
+	fixed_sense(b, UAE_SENSE_KEY_NOT_READY, 0x04, 0x0a);
+	uae_sense_decode(b, sizeof(b), &s);
+	uae_classify(DID_OK, SAM_STAT_CHECK_CONDITION, &s, &cl);
+	KUNIT_EXPECT_EQ(test, cl.severity, UAE_SEV_RETRYABLE);
+	KUNIT_EXPECT_TRUE(test, cl.failover);
+
+	for (h = 0; h < 256; h++) {
+		for (st = 0; st < 256; st++) {
+			uae_classify(h, st, &s, &cl);
+			KUNIT_ASSERT_EQ(test, cl.differs,
+					cl.failover != uae_blk_status_is_path_error(cl.blk_status));
+		}
+	}
+}
+
+static struct kunit_case uae_sense_cases[] = {
+	KUNIT_CASE(uae_kunit_fixed_ua),
+	KUNIT_CASE(uae_kunit_descriptor),
+	KUNIT_CASE(uae_kunit_truncated),
+	KUNIT_CASE(uae_kunit_overrun),
+	KUNIT_CASE(uae_kunit_sdev_ua_names),
+	KUNIT_CASE(uae_kunit_kernel_codes),
+	KUNIT_CASE(uae_kunit_path_error),
+	KUNIT_CASE(uae_kunit_classify),
+	{}
+};
+
+static struct kunit_suite uae_sense_suite = {
+	.name = "uaevents-sense",
+	.test_cases = uae_sense_cases,
+};
+kunit_test_suite(uae_sense_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the uaevents sense decoder");
+MODULE_LICENSE("GPL");
