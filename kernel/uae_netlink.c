@@ -1,51 +1,81 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uaevents: the generic netlink family.  Layout in include/uapi/linux/uaevents.h.
+ * uaevents: the generic netlink family, its operations and multicast groups.
+ * The layout is in include/uapi/linux/uaevents.h.
  */
 #include <linux/module.h>
 #include <net/genetlink.h>
+#include <scsi/scsi_device.h>
+#include <scsi/scsi_host.h>
 
-#include "uae_event.h"
+#include "uae.h"
 
 enum uae_mcgrp_index {
 	UAE_MCGRP_UA_INDEX,
+	UAE_MCGRP_ERROR_INDEX,
+	UAE_MCGRP_SGIO_INDEX,
 };
 
 static const struct genl_multicast_group uae_mcgrps[] = {
 	[UAE_MCGRP_UA_INDEX] = { .name = UAEVENTS_MCGRP_UA },
+	[UAE_MCGRP_ERROR_INDEX] = { .name = UAEVENTS_MCGRP_ERROR },
+	[UAE_MCGRP_SGIO_INDEX] = { .name = UAEVENTS_MCGRP_SGIO },
+};
+
+#define UAE_INJECT_MAX 100000
+#define UAE_COALESCE_MAX_MS (3600 * 1000)
+
+static struct netlink_range_validation uae_count_range = {
+	.min = 1, .max = UAE_INJECT_MAX,
+};
+
+static struct netlink_range_validation uae_coalesce_range = {
+	.max = UAE_COALESCE_MAX_MS,
+};
+
+static const struct nla_policy uae_history_policy[UAEVENTS_ATTR_MAX + 1] = {
+	[UAEVENTS_ATTR_SINCE_SEQ] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy uae_config_policy[UAEVENTS_ATTR_MAX + 1] = {
+	[UAEVENTS_ATTR_COALESCE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &uae_coalesce_range),
+	[UAEVENTS_ATTR_UEVENTS] = NLA_POLICY_MAX(NLA_U8, UAEVENTS_UEVENTS_ALL),
+};
+
+static const struct nla_policy uae_inject_policy[UAEVENTS_ATTR_MAX + 1] = {
+	[UAEVENTS_ATTR_HOST] = { .type = NLA_U32 },
+	[UAEVENTS_ATTR_CHANNEL] = { .type = NLA_U32 },
+	[UAEVENTS_ATTR_TARGET] = { .type = NLA_U32 },
+	[UAEVENTS_ATTR_LUN] = { .type = NLA_U64 },
+	[UAEVENTS_ATTR_KIND] = NLA_POLICY_RANGE(NLA_U8, UAEVENTS_KIND_UA, UAEVENTS_KIND_SGIO),
+	[UAEVENTS_ATTR_SENSE] = { .type = NLA_BINARY, .len = SCSI_SENSE_BUFFERSIZE },
+	[UAEVENTS_ATTR_HOST_BYTE] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_STATUS] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_COUNT] = NLA_POLICY_FULL_RANGE(NLA_U32, &uae_count_range),
 };
 
 static struct genl_family uae_family;
 
-static u8 uae_event_group(const struct uae_event *ev)
+static u8 uae_group_of(const struct uae_record *rec)
 {
-	return UAE_MCGRP_UA_INDEX;
+	switch (rec->kind) {
+	case UAEVENTS_KIND_UA:
+		return UAE_MCGRP_UA_INDEX;
+	case UAEVENTS_KIND_SGIO:
+		return UAE_MCGRP_SGIO_INDEX;
+	default:
+		return UAE_MCGRP_ERROR_INDEX;
+	}
 }
 
-static int uae_fill_event(struct sk_buff *skb, const struct uae_event *ev)
+static int uae_fill_event(struct sk_buff *skb, const struct uae_record *rec,
+			  u32 portid, u32 seq, int flags)
 {
-	void *hdr = genlmsg_put(skb, 0, 0, &uae_family, 0, UAEVENTS_CMD_EVENT);
+	void *hdr = genlmsg_put(skb, portid, seq, &uae_family, flags, UAEVENTS_CMD_EVENT);
 
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, UAEVENTS_ATTR_SEQ, ev->seq, UAEVENTS_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, UAEVENTS_ATTR_INSTANCE, uae_instance_id,
-			      UAEVENTS_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, UAEVENTS_ATTR_TIMESTAMP_NS, ev->timestamp_ns,
-			      UAEVENTS_ATTR_PAD) ||
-	    nla_put_u8(skb, UAEVENTS_ATTR_KIND, ev->kind) ||
-	    nla_put_u32(skb, UAEVENTS_ATTR_HOST, ev->host) ||
-	    nla_put_u32(skb, UAEVENTS_ATTR_CHANNEL, ev->channel) ||
-	    nla_put_u32(skb, UAEVENTS_ATTR_TARGET, ev->target) ||
-	    nla_put_u64_64bit(skb, UAEVENTS_ATTR_LUN, ev->lun, UAEVENTS_ATTR_PAD) ||
-	    (ev->devname[0] &&
-	     nla_put_string(skb, UAEVENTS_ATTR_DEVNAME, ev->devname)) ||
-	    nla_put(skb, UAEVENTS_ATTR_SENSE, ev->sense_len, ev->sense) ||
-	    nla_put_u8(skb, UAEVENTS_ATTR_SENSE_KEY, ev->decoded.sense_key) ||
-	    nla_put_u8(skb, UAEVENTS_ATTR_ASC, ev->decoded.asc) ||
-	    nla_put_u8(skb, UAEVENTS_ATTR_ASCQ, ev->decoded.ascq) ||
-	    nla_put_string(skb, UAEVENTS_ATTR_EVENT, ev->name) ||
-	    nla_put_u8(skb, UAEVENTS_ATTR_CATEGORY, ev->category)) {
+	if (uae_put_record(skb, rec, uae_instance_id)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -53,32 +83,212 @@ static int uae_fill_event(struct sk_buff *skb, const struct uae_event *ev)
 	return 0;
 }
 
-/* Process context: called from the delivery work item. */
-void uae_netlink_publish(const struct uae_event *ev)
+bool uae_netlink_publish(const struct uae_record *rec)
 {
-	u8 group = uae_event_group(ev);
+	u8 group = uae_group_of(rec);
 	struct sk_buff *skb;
+	int ret;
 
 	/* Build nothing for a group nobody listens to. */
 	if (!genl_has_listeners(&uae_family, &init_net, group))
-		return;
-
+		return false;
 	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!skb)
-		return;
-	if (uae_fill_event(skb, ev)) {
-		nlmsg_free(skb);
-		return;
+	if (!skb) {
+		atomic64_inc(&uae_stats.alloc_failed);
+		return false;
 	}
-	/* -ESRCH only means the last listener left meanwhile. */
-	genlmsg_multicast(&uae_family, skb, 0, group, GFP_KERNEL);
+	if (uae_fill_event(skb, rec, 0, 0, 0)) {
+		nlmsg_free(skb);
+		return false;
+	}
+	ret = genlmsg_multicast(&uae_family, skb, 0, group, GFP_KERNEL);
+	/* -ENOBUFS: some subscriber's socket was full; it can replay from the history. */
+	if (ret == -ENOBUFS)
+		atomic64_inc(&uae_stats.mcast_overflow);
+	return ret == 0;
 }
+
+static int uae_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	void *hdr;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &uae_family, 0, UAEVENTS_CMD_GET_STATS);
+	if (!hdr)
+		goto nospace;
+	if (nla_put_u64_64bit(msg, UAEVENTS_ATTR_INSTANCE, uae_instance_id, UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_LAST_SEQ, uae_last_seq(),
+			      UAEVENTS_ATTR_PAD) ||
+	    nla_put_u32(msg, UAEVENTS_ATTR_STAT_HISTORY_SIZE, uae_history_size()) ||
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_HISTORY_FIRST_SEQ, uae_history_first_seq(),
+			      UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_LOST_UNREAD,
+			      atomic64_read(&uae_stats.lost_unread), UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_COALESCED,
+			      atomic64_read(&uae_stats.coalesced), UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_ALLOC_FAILED,
+			      atomic64_read(&uae_stats.alloc_failed), UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_QUEUE_FULL,
+			      atomic64_read(&uae_stats.queue_full), UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_MCAST_OVERFLOW,
+			      atomic64_read(&uae_stats.mcast_overflow), UAEVENTS_ATTR_PAD) ||
+	    nla_put_u32(msg, UAEVENTS_ATTR_COALESCE_MS, READ_ONCE(uae_coalesce_ms)) ||
+	    nla_put_u8(msg, UAEVENTS_ATTR_UEVENTS, READ_ONCE(uae_uevents)))
+		goto nospace;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+nospace:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+/* cb->args[0]: the sequence number last sent; cb->args[1]: the dump lost events. */
+static int uae_history_start(struct netlink_callback *cb)
+{
+	/* Validated against uae_history_policy by the genetlink core already. */
+	const struct nlattr *since = nlmsg_find_attr(cb->nlh, GENL_HDRLEN,
+						     UAEVENTS_ATTR_SINCE_SEQ);
+
+	cb->args[0] = since ? nla_get_u64(since) : 0;
+	cb->args[1] = 0;
+	return 0;
+}
+
+static int uae_history_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct uae_record *rec = kmalloc(sizeof(*rec), GFP_KERNEL);
+	bool gap;
+
+	if (!rec)
+		return -ENOMEM;
+	while (uae_history_next(cb->args[0], rec, &gap) == 0) {
+		/* Events after the requested point fell out of the history. */
+		if (gap)
+			cb->args[1] = 1;
+		if (uae_fill_event(skb, rec, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				   NLM_F_MULTI | (cb->args[1] ? NLM_F_DUMP_INTR : 0)))
+			break;
+		cb->args[0] = rec->seq;
+	}
+	kfree(rec);
+	return skb->len;
+}
+
+static int uae_cmd_clear_history(struct sk_buff *skb, struct genl_info *info)
+{
+	uae_history_clear();
+	return 0;
+}
+
+static int uae_cmd_set_config(struct sk_buff *skb, struct genl_info *info)
+{
+	if (info->attrs[UAEVENTS_ATTR_COALESCE_MS])
+		WRITE_ONCE(uae_coalesce_ms, nla_get_u32(info->attrs[UAEVENTS_ATTR_COALESCE_MS]));
+	if (info->attrs[UAEVENTS_ATTR_UEVENTS])
+		WRITE_ONCE(uae_uevents, nla_get_u8(info->attrs[UAEVENTS_ATTR_UEVENTS]));
+	return 0;
+}
+
+/* A synthetic event for a real device, through the same path as the hooks' events. */
+static int uae_cmd_inject(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct uae_capture in = {};
+	struct Scsi_Host *shost;
+	struct scsi_device *sdev;
+	struct uae_sense sense;
+	u32 i, count;
+
+	if (GENL_REQ_ATTR_CHECK(info, UAEVENTS_ATTR_HOST) ||
+	    GENL_REQ_ATTR_CHECK(info, UAEVENTS_ATTR_CHANNEL) ||
+	    GENL_REQ_ATTR_CHECK(info, UAEVENTS_ATTR_TARGET) ||
+	    GENL_REQ_ATTR_CHECK(info, UAEVENTS_ATTR_LUN))
+		return -EINVAL;
+	if (tb[UAEVENTS_ATTR_SENSE]) {
+		in.sense = nla_data(tb[UAEVENTS_ATTR_SENSE]);
+		in.sense_len = nla_len(tb[UAEVENTS_ATTR_SENSE]);
+		in.status = SAM_STAT_CHECK_CONDITION;
+	}
+	uae_sense_decode(in.sense, in.sense_len, &sense);
+	if (tb[UAEVENTS_ATTR_HOST_BYTE])
+		in.host_byte = nla_get_u8(tb[UAEVENTS_ATTR_HOST_BYTE]);
+	if (tb[UAEVENTS_ATTR_STATUS])
+		in.status = nla_get_u8(tb[UAEVENTS_ATTR_STATUS]);
+	if (tb[UAEVENTS_ATTR_KIND])
+		in.kind = nla_get_u8(tb[UAEVENTS_ATTR_KIND]);
+	else if (sense.status != UAE_SENSE_INVALID &&
+		 sense.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION)
+		in.kind = UAEVENTS_KIND_UA;
+	else
+		in.kind = UAEVENTS_KIND_ERROR;
+	in.flags = UAEVENTS_FLAG_INJECTED;
+	count = tb[UAEVENTS_ATTR_COUNT] ? nla_get_u32(tb[UAEVENTS_ATTR_COUNT]) : 1;
+
+	shost = scsi_host_lookup(nla_get_u32(tb[UAEVENTS_ATTR_HOST]));
+	if (!shost) {
+		GENL_SET_ERR_MSG(info, "no such SCSI host");
+		return -ENODEV;
+	}
+	sdev = scsi_device_lookup(shost, nla_get_u32(tb[UAEVENTS_ATTR_CHANNEL]),
+				  nla_get_u32(tb[UAEVENTS_ATTR_TARGET]),
+				  nla_get_u64(tb[UAEVENTS_ATTR_LUN]));
+	scsi_host_put(shost);
+	if (!sdev) {
+		GENL_SET_ERR_MSG(info, "no such SCSI device");
+		return -ENODEV;
+	}
+	in.sdev = sdev;
+	for (i = 0; i < count; i++) {
+		uae_capture(&in);
+		/* Let delivery keep up, as it would between real events. */
+		if (i % 256 == 255)
+			uae_capture_flush();
+	}
+	scsi_device_put(sdev);
+	return 0;
+}
+
+static const struct genl_ops uae_ops[] = {
+	{
+		.cmd = UAEVENTS_CMD_GET_STATS,
+		.doit = uae_cmd_get_stats,
+	},
+	{
+		.cmd = UAEVENTS_CMD_GET_HISTORY,
+		.start = uae_history_start,
+		.dumpit = uae_history_dump,
+		.policy = uae_history_policy,
+		.maxattr = UAEVENTS_ATTR_MAX,
+	},
+	{
+		.cmd = UAEVENTS_CMD_CLEAR_HISTORY,
+		.doit = uae_cmd_clear_history,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = UAEVENTS_CMD_SET_CONFIG,
+		.doit = uae_cmd_set_config,
+		.policy = uae_config_policy,
+		.maxattr = UAEVENTS_ATTR_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = UAEVENTS_CMD_INJECT,
+		.doit = uae_cmd_inject,
+		.policy = uae_inject_policy,
+		.maxattr = UAEVENTS_ATTR_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
 
 static struct genl_family uae_family __ro_after_init = {
 	.name = UAEVENTS_GENL_NAME,
 	.version = UAEVENTS_GENL_VERSION,
-	.maxattr = UAEVENTS_ATTR_MAX,
 	.module = THIS_MODULE,
+	.ops = uae_ops,
+	.n_ops = ARRAY_SIZE(uae_ops),
 	.mcgrps = uae_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(uae_mcgrps),
 };

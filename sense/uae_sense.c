@@ -416,6 +416,30 @@ const char *uae_ua_event_name(uint8_t asc, uint8_t ascq)
 	return "UNIT_ATTENTION";
 }
 
+const char *uae_error_name(uint8_t host_byte, uint8_t status, const struct uae_sense *sense)
+{
+	static const char *const key_names[] = {
+		"NO_SENSE", "RECOVERED_ERROR", "NOT_READY", "MEDIUM_ERROR",
+		"HARDWARE_ERROR", "ILLEGAL_REQUEST", "UNIT_ATTENTION", "DATA_PROTECT",
+		"BLANK_CHECK", "VENDOR_SPECIFIC_ERROR", "COPY_ABORTED", "ABORTED_COMMAND",
+		"RESERVED_SENSE_KEY", "VOLUME_OVERFLOW", "MISCOMPARE", "COMPLETED",
+	};
+	const char *name;
+
+	if (host_byte != UAE_DID_OK && host_byte != UAE_DID_PASSTHROUGH) {
+		name = uae_host_byte_name(host_byte);
+		return name ? name : "HOST_ERROR";
+	}
+	if (sense && sense->status != UAE_SENSE_INVALID) {
+		name = uae_asc_ident(sense->asc, sense->ascq);
+		if (name && (sense->asc || sense->ascq))
+			return name;
+		return key_names[sense->sense_key & 0x0f];
+	}
+	name = uae_status_name(status);
+	return name ? name : "SCSI_ERROR";
+}
+
 enum uae_category uae_ua_category(uint8_t asc, uint8_t ascq)
 {
 	const struct uae_ua_rule *rule = ua_rule_lookup(asc, ascq);

@@ -135,6 +135,14 @@ const char *uae_asc_ident(uint8_t asc, uint8_t ascq);
  */
 const char *uae_ua_event_name(uint8_t asc, uint8_t ascq);
 
+/*
+ * A stable name for a failed command: the host byte's name for a host byte error
+ * ("DID_TRANSPORT_FAILFAST"), the T10 identifier of the ASC/ASCQ for CHECK CONDITION
+ * ("UNRECOVERED_READ_ERROR", else the sense key: "MEDIUM_ERROR"), the status otherwise
+ * ("RESERVATION_CONFLICT").  Never NULL.
+ */
+const char *uae_error_name(uint8_t host_byte, uint8_t status, const struct uae_sense *sense);
+
 /* The category of a unit attention with this ASC/ASCQ. */
 enum uae_category uae_ua_category(uint8_t asc, uint8_t ascq);
 

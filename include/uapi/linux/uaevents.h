@@ -6,6 +6,10 @@
  * Messages are attribute lists, never fixed structs: a reader skips attributes it does
  * not know, and new attributes are only ever appended.  UAEVENTS_GENL_VERSION changes
  * only when the meaning of an existing attribute changes.
+ *
+ * Permissions: subscribing, UAEVENTS_CMD_GET_STATS and UAEVENTS_CMD_GET_HISTORY are open
+ * to every user (the same events reach the kernel log); the commands that change state
+ * (CLEAR_HISTORY, SET_CONFIG, INJECT) need CAP_NET_ADMIN.
  */
 #ifndef _UAPI_LINUX_UAEVENTS_H
 #define _UAPI_LINUX_UAEVENTS_H
@@ -15,10 +19,17 @@
 
 /* Multicast groups. */
 #define UAEVENTS_MCGRP_UA	"ua"	/* unit attentions */
+#define UAEVENTS_MCGRP_ERROR	"error"	/* failed block I/O and command timeouts */
+#define UAEVENTS_MCGRP_SGIO	"sgio"	/* failed SG_IO pass-through commands */
 
 enum uaevents_cmd {
 	UAEVENTS_CMD_UNSPEC,
-	UAEVENTS_CMD_EVENT,		/* notification: one event */
+	UAEVENTS_CMD_EVENT,		/* notification, and each reply of GET_HISTORY */
+	UAEVENTS_CMD_GET_STATS,		/* do: counters and settings */
+	UAEVENTS_CMD_GET_HISTORY,	/* dump: events from UAEVENTS_ATTR_SINCE_SEQ on */
+	UAEVENTS_CMD_CLEAR_HISTORY,	/* do, CAP_NET_ADMIN */
+	UAEVENTS_CMD_SET_CONFIG,	/* do, CAP_NET_ADMIN: COALESCE_MS, UEVENTS */
+	UAEVENTS_CMD_INJECT,		/* do, CAP_NET_ADMIN: a synthetic event, see below */
 
 	__UAEVENTS_CMD_MAX,
 	UAEVENTS_CMD_MAX = __UAEVENTS_CMD_MAX - 1
@@ -27,6 +38,21 @@ enum uaevents_cmd {
 /* What kind of thing an event reports. */
 enum uaevents_kind {
 	UAEVENTS_KIND_UA = 1,		/* a unit attention (sense key 6h) */
+	UAEVENTS_KIND_ERROR,		/* block I/O failed: the midlayer's final answer */
+	UAEVENTS_KIND_TIMEOUT,		/* a command timed out (error handling follows) */
+	UAEVENTS_KIND_SGIO,		/* an SG_IO / sg pass-through command failed */
+};
+
+/* UAEVENTS_ATTR_FLAGS */
+#define UAEVENTS_FLAG_PASSTHROUGH	0x1	/* a pass-through (SCSI command) request */
+#define UAEVENTS_FLAG_QUIET		0x2	/* the kernel expects and handles it */
+#define UAEVENTS_FLAG_INJECTED		0x4	/* made by UAEVENTS_CMD_INJECT */
+
+/* UAEVENTS_ATTR_UEVENTS: which events also become KOBJ_CHANGE uevents. */
+enum uaevents_uevent_mode {
+	UAEVENTS_UEVENTS_NONE = 0,
+	UAEVENTS_UEVENTS_UA,		/* unit attentions (default) */
+	UAEVENTS_UEVENTS_ALL,		/* every event */
 };
 
 enum uaevents_attr {
@@ -46,7 +72,40 @@ enum uaevents_attr {
 	UAEVENTS_ATTR_ASC,		/* u8 */
 	UAEVENTS_ATTR_ASCQ,		/* u8 */
 	UAEVENTS_ATTR_EVENT,		/* string: stable event name */
-	UAEVENTS_ATTR_CATEGORY,		/* u8: enum uae_category (uae_sense.h) */
+	UAEVENTS_ATTR_CATEGORY,		/* u8: enum uae_category (sense/uae_sense.h) */
+	/* Identity of the logical unit. */
+	UAEVENTS_ATTR_SGDEV,		/* string: sg device ("sg1"), if any */
+	UAEVENTS_ATTR_WWID,		/* string: as sysfs "wwid" shows it (VPD 83h) */
+	UAEVENTS_ATTR_SERIAL,		/* string: unit serial number (VPD 80h) */
+	/* The command and its result. */
+	UAEVENTS_ATTR_FLAGS,		/* u32: UAEVENTS_FLAG_* */
+	UAEVENTS_ATTR_REPEAT,		/* u32: occurrences this event stands for (>= 1) */
+	UAEVENTS_ATTR_OPCODE,		/* u8: CDB operation code */
+	UAEVENTS_ATTR_LBA,		/* u64: first sector (512 bytes) of the request */
+	UAEVENTS_ATTR_SECTORS,		/* u32: its length in sectors */
+	UAEVENTS_ATTR_HOST_BYTE,	/* u8: DID_* */
+	UAEVENTS_ATTR_STATUS,		/* u8: SAM status */
+	UAEVENTS_ATTR_ERRNO,		/* u32: what the block layer returned, as errno */
+	/* Classification (docs/classification.md). */
+	UAEVENTS_ATTR_SEVERITY,		/* u8: enum uae_severity */
+	UAEVENTS_ATTR_LOCUS,		/* u8: enum uae_locus */
+	UAEVENTS_ATTR_FAILOVER,		/* u8: 1 if another path may help */
+	UAEVENTS_ATTR_CLASS_RULE,	/* u16: the rule that matched */
+	UAEVENTS_ATTR_BLK_STATUS,	/* u8: enum uae_blk_status, the kernel's answer */
+	/* Control. */
+	UAEVENTS_ATTR_SINCE_SEQ,	/* u64: GET_HISTORY: events with seq > this */
+	UAEVENTS_ATTR_COUNT,		/* u32: INJECT: how many events */
+	UAEVENTS_ATTR_COALESCE_MS,	/* u32: storm window, 0 = off */
+	UAEVENTS_ATTR_UEVENTS,		/* u8: enum uaevents_uevent_mode */
+	/* GET_STATS. */
+	UAEVENTS_ATTR_STAT_LAST_SEQ,		/* u64 */
+	UAEVENTS_ATTR_STAT_HISTORY_SIZE,	/* u32: slots */
+	UAEVENTS_ATTR_STAT_HISTORY_FIRST_SEQ,	/* u64: oldest event held, 0 if none */
+	UAEVENTS_ATTR_STAT_LOST_UNREAD,		/* u64: fell out of the history unread */
+	UAEVENTS_ATTR_STAT_COALESCED,		/* u64: occurrences folded into others */
+	UAEVENTS_ATTR_STAT_ALLOC_FAILED,	/* u64: not captured: no memory */
+	UAEVENTS_ATTR_STAT_QUEUE_FULL,		/* u64: not captured: max_pending */
+	UAEVENTS_ATTR_STAT_MCAST_OVERFLOW,	/* u64: a subscriber's socket overflowed */
 
 	__UAEVENTS_ATTR_MAX,
 	UAEVENTS_ATTR_MAX = __UAEVENTS_ATTR_MAX - 1

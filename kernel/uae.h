@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * uaevents: what the module's source files share.
+ *
+ * An event is captured in atomic context (a kprobe or a tracepoint in the SCSI and block
+ * completion paths), queued, and delivered by a work item: recorded in the history,
+ * multicast over generic netlink, and sent as a uevent.
+ */
+#ifndef UAE_H
+#define UAE_H
+
+#include <linux/blkdev.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include <scsi/scsi_cmnd.h>
+
+#include <uapi/linux/uaevents.h>
+
+#include "uae_sense.h"
+
+struct scsi_device;
+struct sk_buff;
+
+#define UAE_SGDEV_LEN	16
+#define UAE_WWID_LEN	128
+#define UAE_SERIAL_LEN	64
+
+/* One event, as published and as kept in the history: plain data, no pointers to free. */
+struct uae_record {
+	u64 seq;
+	u64 timestamp_ns;
+	u8 kind;		/* enum uaevents_kind */
+	u32 flags;		/* UAEVENTS_FLAG_* */
+	u32 repeat;		/* occurrences this event stands for */
+	u32 host, channel, target;
+	u64 lun;
+	char devname[DISK_NAME_LEN];
+	char sgdev[UAE_SGDEV_LEN];
+	char wwid[UAE_WWID_LEN];
+	char serial[UAE_SERIAL_LEN];
+	u8 sense[SCSI_SENSE_BUFFERSIZE];
+	u8 sense_len;
+	u8 sense_key, asc, ascq;
+	u8 category;		/* enum uae_category */
+	const char *name;	/* static string from the shared tables */
+	u8 opcode;
+	bool has_lba;
+	u64 lba;
+	u32 sectors;
+	u8 host_byte, status;
+	u32 error;		/* errno the block layer returned, 0 if none */
+	struct uae_class class;
+};
+
+/* What a hook saw; uae_capture() turns it into an event. */
+struct uae_capture {
+	struct scsi_device *sdev;
+	struct request *rq;	/* NULL for injected events */
+	u8 kind;
+	u32 flags;
+	const u8 *sense;
+	size_t sense_len;
+	u8 host_byte, status;
+	u32 error;
+};
+
+/* What two occurrences must share to be coalesced into one event. */
+struct uae_coalesce_key {
+	const void *sdev;
+	u8 kind, host_byte, status, sense_key, asc, ascq, opcode;
+};
+
+/* An event on its way: a record plus the device reference it holds. */
+struct uae_event {
+	struct list_head node;
+	struct scsi_device *sdev;
+	struct uae_coalesce_key key;
+	struct uae_record rec;
+};
+
+/* The storm window of one kind of occurrence (uae_coalesce.c). */
+struct uae_recent {
+	struct uae_coalesce_key key;
+	u64 last_ns;		/* when it was last published */
+	struct uae_event *held;	/* occurrences since, waiting for the window to end */
+	bool used;
+};
+
+#define UAE_RECENT_SLOTS 32
+
+struct uae_coalescer {
+	struct uae_recent slot[UAE_RECENT_SLOTS];
+};
+
+enum uae_coalesce_verdict {
+	UAE_COALESCE_PUBLISH,	/* new: publish now */
+	UAE_COALESCE_HOLD,	/* repeats a recent event: hold it until the window ends */
+	UAE_COALESCE_FOLD,	/* repeats a held event: count it there */
+};
+
+enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_event *ev,
+				       u64 now_ns, u64 window_ns);
+struct uae_event *uae_coalesce_take_due(struct uae_coalescer *c, u64 now_ns, u64 window_ns);
+u64 uae_coalesce_next_due(const struct uae_coalescer *c, u64 window_ns);
+
+/* Settings (module parameters, also set by UAEVENTS_CMD_SET_CONFIG). */
+extern unsigned int uae_coalesce_ms;
+extern unsigned int uae_uevents;
+extern u64 uae_instance_id;
+
+/* Counters, reported by UAEVENTS_CMD_GET_STATS. */
+struct uae_stats {
+	atomic64_t coalesced;
+	atomic64_t alloc_failed;
+	atomic64_t queue_full;
+	atomic64_t mcast_overflow;
+	atomic64_t lost_unread;
+};
+
+extern struct uae_stats uae_stats;
+
+/* uae_capture.c */
+void uae_capture(const struct uae_capture *in);
+void uae_capture_flush(void);
+u64 uae_last_seq(void);
+void uae_capture_exit(void);
+
+/* uae_hooks.c */
+int uae_hooks_init(void);
+void uae_hooks_exit(void);
+
+/* uae_history.c */
+int uae_history_init(unsigned int size);
+void uae_history_exit(void);
+void uae_history_add(const struct uae_record *rec, bool delivered);
+void uae_history_clear(void);
+unsigned int uae_history_size(void);
+u64 uae_history_first_seq(void);
+/*
+ * Copy the oldest event with seq > @after into @rec and mark it delivered.
+ * Returns 0, or -ENOENT when there is none.  *@gap is set when events after @after
+ * fell out of the history.
+ */
+int uae_history_next(u64 after, struct uae_record *rec, bool *gap);
+
+/* uae_message.c */
+int uae_put_record(struct sk_buff *skb, const struct uae_record *rec, u64 instance);
+
+/* uae_netlink.c */
+int uae_netlink_init(void);
+void uae_netlink_exit(void);
+/* Multicast @rec to its group; true if every subscriber got it. */
+bool uae_netlink_publish(const struct uae_record *rec);
+
+/* uae_uevent.c */
+void uae_uevent_send(struct scsi_device *sdev, const struct uae_record *rec);
+
+/* uae_identity.c */
+void uae_identity_fill(struct scsi_device *sdev, struct uae_record *rec);
+
+#endif /* UAE_H */

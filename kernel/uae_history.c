@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uaevents: the bounded history of delivered events, which a subscriber that overflowed
+ * or restarted replays through UAEVENTS_CMD_GET_HISTORY.  A ring of records in sequence
+ * order; an event that falls out before anyone read it is counted as lost.
+ */
+#include <linux/mutex.h>
+#include <linux/vmalloc.h>
+
+#include "uae.h"
+
+struct uae_slot {
+	struct uae_record rec;
+	bool read;		/* multicast to every subscriber, or dumped */
+};
+
+static DEFINE_MUTEX(uae_history_lock);	/* everything below */
+static struct uae_slot *uae_ring;
+static unsigned int uae_ring_size;
+static unsigned int uae_ring_head;	/* next slot to write */
+static unsigned int uae_ring_count;
+
+int uae_history_init(unsigned int size)
+{
+	uae_ring = vcalloc(size, sizeof(*uae_ring));
+	if (!uae_ring)
+		return -ENOMEM;
+	uae_ring_size = size;
+	return 0;
+}
+
+void uae_history_exit(void)
+{
+	vfree(uae_ring);
+	uae_ring = NULL;
+}
+
+unsigned int uae_history_size(void)
+{
+	return uae_ring_size;
+}
+
+static struct uae_slot *slot_at(unsigned int i)	/* i-th oldest */
+{
+	return &uae_ring[(uae_ring_head + uae_ring_size - uae_ring_count + i) % uae_ring_size];
+}
+
+void uae_history_add(const struct uae_record *rec, bool delivered)
+{
+	struct uae_slot *s;
+
+	mutex_lock(&uae_history_lock);
+	s = &uae_ring[uae_ring_head];
+	if (uae_ring_count == uae_ring_size && !s->read)
+		atomic64_inc(&uae_stats.lost_unread);
+	s->rec = *rec;
+	s->read = delivered;
+	uae_ring_head = (uae_ring_head + 1) % uae_ring_size;
+	if (uae_ring_count < uae_ring_size)
+		uae_ring_count++;
+	mutex_unlock(&uae_history_lock);
+}
+
+void uae_history_clear(void)
+{
+	mutex_lock(&uae_history_lock);
+	uae_ring_count = 0;
+	mutex_unlock(&uae_history_lock);
+}
+
+u64 uae_history_first_seq(void)
+{
+	u64 seq;
+
+	mutex_lock(&uae_history_lock);
+	seq = uae_ring_count ? slot_at(0)->rec.seq : 0;
+	mutex_unlock(&uae_history_lock);
+	return seq;
+}
+
+int uae_history_next(u64 after, struct uae_record *rec, bool *gap)
+{
+	unsigned int lo = 0, hi;
+	struct uae_slot *s;
+	int ret = -ENOENT;
+
+	mutex_lock(&uae_history_lock);
+	/* Sequence numbers grow along the ring: binary search the first one > after. */
+	hi = uae_ring_count;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (slot_at(mid)->rec.seq <= after)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < uae_ring_count) {
+		s = slot_at(lo);
+		*rec = s->rec;
+		s->read = true;
+		*gap = s->rec.seq != after + 1;
+		ret = 0;
+	}
+	mutex_unlock(&uae_history_lock);
+	return ret;
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uaevents: where events come from.  Only failure paths are hooked, so successful I/O
+ * pays nothing:
+ *  - a kprobe on scsi_check_sense(), called for every CHECK CONDITION: unit attentions,
+ *    and failed SG_IO pass-through commands;
+ *  - the block_rq_error tracepoint, hit only when a request fails for good (not for
+ *    pass-through or RQF_QUIET requests, whose failures the kernel expects): the
+ *    midlayer's final answer, with host byte, status and sense still in the command;
+ *  - a kprobe on scsi_timeout(), called when a command times out.
+ * Every handler runs in atomic context.
+ */
+#include <linux/blk-mq.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/tracepoint.h>
+#include <scsi/scsi_cmnd.h>
+#include <scsi/scsi_device.h>
+#include <scsi/scsi_eh.h>
+#include <scsi/scsi_host.h>
+#include <scsi/scsi_proto.h>
+
+#include "uae.h"
+
+static u32 uae_rq_flags(struct request *rq)
+{
+	u32 flags = 0;
+
+	if (blk_rq_is_passthrough(rq))
+		flags |= UAEVENTS_FLAG_PASSTHROUGH;
+	if (rq->rq_flags & RQF_QUIET)
+		flags |= UAEVENTS_FLAG_QUIET;
+	return flags;
+}
+
+static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct scsi_cmnd *cmd = (struct scsi_cmnd *)regs_get_kernel_argument(regs, 0);
+	struct request *rq = scsi_cmd_to_rq(cmd);
+	struct uae_capture in = {
+		.sdev = cmd->device, .rq = rq, .flags = uae_rq_flags(rq),
+		.sense = cmd->sense_buffer, .sense_len = SCSI_SENSE_BUFFERSIZE,
+		.host_byte = host_byte(cmd->result), .status = get_status_byte(cmd),
+	};
+	struct uae_sense s;
+
+	if (uae_sense_decode(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE, &s) == UAE_SENSE_INVALID)
+		return 0;
+	if (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION)
+		in.kind = UAEVENTS_KIND_UA;
+	/* A user's pass-through command failed; kernel-internal ones are quiet. */
+	else if ((in.flags & UAEVENTS_FLAG_PASSTHROUGH) && !(in.flags & UAEVENTS_FLAG_QUIET) &&
+		 s.sense_key != 0x0 && s.sense_key != 0x1)
+		in.kind = UAEVENTS_KIND_SGIO;
+	else
+		return 0;	/* block I/O errors are reported once final */
+	uae_capture(&in);
+	return 0;
+}
+
+static int uae_timeout_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct request *rq = (struct request *)regs_get_kernel_argument(regs, 0);
+	struct scsi_cmnd *cmd = blk_mq_rq_to_pdu(rq);
+	struct uae_capture in = {
+		.sdev = cmd->device, .rq = rq, .kind = UAEVENTS_KIND_TIMEOUT,
+		.flags = uae_rq_flags(rq), .host_byte = DID_TIME_OUT,
+	};
+
+	uae_capture(&in);
+	return 0;
+}
+
+static void uae_block_rq_error(void *data, struct request *rq, blk_status_t error,
+			       unsigned int nr_bytes)
+{
+	struct gendisk *disk = rq->q->disk;
+	struct device *parent = disk ? disk_to_dev(disk)->parent : NULL;
+	struct scsi_cmnd *cmd;
+	struct uae_capture in;
+
+	/* Only requests of SCSI disks carry a scsi_cmnd. */
+	if (!parent || !scsi_is_sdev_device(parent))
+		return;
+	cmd = blk_mq_rq_to_pdu(rq);
+	in = (struct uae_capture){
+		.sdev = to_scsi_device(parent), .rq = rq, .kind = UAEVENTS_KIND_ERROR,
+		.flags = uae_rq_flags(rq), .host_byte = host_byte(cmd->result),
+		.status = get_status_byte(cmd), .error = -blk_status_to_errno(error),
+	};
+	if (in.status == SAM_STAT_CHECK_CONDITION) {
+		in.sense = cmd->sense_buffer;
+		in.sense_len = SCSI_SENSE_BUFFERSIZE;
+	}
+	uae_capture(&in);
+}
+
+static struct kprobe uae_check_sense_probe = {
+	.pre_handler = uae_check_sense_pre,
+};
+
+static struct kprobe uae_timeout_probe = {
+	.symbol_name = "scsi_timeout",
+	.pre_handler = uae_timeout_pre,
+};
+
+static struct tracepoint *uae_rq_error_tp;
+
+static void uae_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "block_rq_error"))
+		uae_rq_error_tp = tp;
+}
+
+int uae_hooks_init(void)
+{
+	int ret;
+
+	/* Taking the address makes scsi_mod a hard dependency of this module. */
+	uae_check_sense_probe.addr = (kprobe_opcode_t *)scsi_check_sense;
+	ret = register_kprobe(&uae_check_sense_probe);
+	if (ret) {
+		pr_err("uaevents: cannot probe scsi_check_sense: %d\n", ret);
+		return ret;
+	}
+	ret = register_kprobe(&uae_timeout_probe);
+	if (ret) {
+		pr_err("uaevents: cannot probe scsi_timeout: %d\n", ret);
+		goto out_sense;
+	}
+	for_each_kernel_tracepoint(uae_find_tracepoint, NULL);
+	if (!uae_rq_error_tp) {
+		pr_err("uaevents: no block_rq_error tracepoint in this kernel\n");
+		ret = -ENOENT;
+		goto out_timeout;
+	}
+	ret = tracepoint_probe_register(uae_rq_error_tp, uae_block_rq_error, NULL);
+	if (ret) {
+		pr_err("uaevents: cannot attach to block_rq_error: %d\n", ret);
+		goto out_timeout;
+	}
+	return 0;
+
+out_timeout:
+	unregister_kprobe(&uae_timeout_probe);
+out_sense:
+	unregister_kprobe(&uae_check_sense_probe);
+	return ret;
+}
+
+void uae_hooks_exit(void)
+{
+	tracepoint_probe_unregister(uae_rq_error_tp, uae_block_rq_error, NULL);
+	/* Both return once no handler runs any more. */
+	unregister_kprobe(&uae_timeout_probe);
+	unregister_kprobe(&uae_check_sense_probe);
+	tracepoint_synchronize_unregister();
+}

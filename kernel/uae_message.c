@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uaevents: an event's netlink attributes (include/uapi/linux/uaevents.h).  Shared by
+ * multicast notifications and history dumps, and tested by KUnit.
+ */
+#include <net/netlink.h>
+
+#include "uae.h"
+
+static int put_str(struct sk_buff *skb, int type, const char *s)
+{
+	return s[0] ? nla_put_string(skb, type, s) : 0;
+}
+
+static int put_identity(struct sk_buff *skb, const struct uae_record *rec)
+{
+	if (nla_put_u32(skb, UAEVENTS_ATTR_HOST, rec->host) ||
+	    nla_put_u32(skb, UAEVENTS_ATTR_CHANNEL, rec->channel) ||
+	    nla_put_u32(skb, UAEVENTS_ATTR_TARGET, rec->target) ||
+	    nla_put_u64_64bit(skb, UAEVENTS_ATTR_LUN, rec->lun, UAEVENTS_ATTR_PAD) ||
+	    put_str(skb, UAEVENTS_ATTR_DEVNAME, rec->devname) ||
+	    put_str(skb, UAEVENTS_ATTR_SGDEV, rec->sgdev) ||
+	    put_str(skb, UAEVENTS_ATTR_WWID, rec->wwid) ||
+	    put_str(skb, UAEVENTS_ATTR_SERIAL, rec->serial))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int put_command(struct sk_buff *skb, const struct uae_record *rec)
+{
+	if (rec->kind != UAEVENTS_KIND_UA &&
+	    (nla_put_u8(skb, UAEVENTS_ATTR_OPCODE, rec->opcode) ||
+	     nla_put_u8(skb, UAEVENTS_ATTR_HOST_BYTE, rec->host_byte) ||
+	     nla_put_u8(skb, UAEVENTS_ATTR_STATUS, rec->status)))
+		return -EMSGSIZE;
+	if (rec->has_lba &&
+	    (nla_put_u64_64bit(skb, UAEVENTS_ATTR_LBA, rec->lba, UAEVENTS_ATTR_PAD) ||
+	     nla_put_u32(skb, UAEVENTS_ATTR_SECTORS, rec->sectors)))
+		return -EMSGSIZE;
+	if (rec->error && nla_put_u32(skb, UAEVENTS_ATTR_ERRNO, rec->error))
+		return -EMSGSIZE;
+	if (rec->sense_len &&
+	    (nla_put(skb, UAEVENTS_ATTR_SENSE, rec->sense_len, rec->sense) ||
+	     nla_put_u8(skb, UAEVENTS_ATTR_SENSE_KEY, rec->sense_key) ||
+	     nla_put_u8(skb, UAEVENTS_ATTR_ASC, rec->asc) ||
+	     nla_put_u8(skb, UAEVENTS_ATTR_ASCQ, rec->ascq)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int put_class(struct sk_buff *skb, const struct uae_record *rec)
+{
+	if (nla_put_u8(skb, UAEVENTS_ATTR_SEVERITY, rec->class.severity) ||
+	    nla_put_u8(skb, UAEVENTS_ATTR_LOCUS, rec->class.locus) ||
+	    nla_put_u8(skb, UAEVENTS_ATTR_FAILOVER, rec->class.failover) ||
+	    nla_put_u16(skb, UAEVENTS_ATTR_CLASS_RULE, rec->class.rule) ||
+	    nla_put_u8(skb, UAEVENTS_ATTR_BLK_STATUS, rec->class.blk_status))
+		return -EMSGSIZE;
+	return 0;
+}
+
+int uae_put_record(struct sk_buff *skb, const struct uae_record *rec, u64 instance)
+{
+	if (nla_put_u64_64bit(skb, UAEVENTS_ATTR_SEQ, rec->seq, UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, UAEVENTS_ATTR_INSTANCE, instance, UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, UAEVENTS_ATTR_TIMESTAMP_NS, rec->timestamp_ns,
+			      UAEVENTS_ATTR_PAD) ||
+	    nla_put_u8(skb, UAEVENTS_ATTR_KIND, rec->kind) ||
+	    nla_put_u32(skb, UAEVENTS_ATTR_FLAGS, rec->flags) ||
+	    nla_put_u32(skb, UAEVENTS_ATTR_REPEAT, rec->repeat) ||
+	    nla_put_string(skb, UAEVENTS_ATTR_EVENT, rec->name) ||
+	    nla_put_u8(skb, UAEVENTS_ATTR_CATEGORY, rec->category))
+		return -EMSGSIZE;
+	if (put_identity(skb, rec) || put_command(skb, rec) || put_class(skb, rec))
+		return -EMSGSIZE;
+	return 0;
+}
