@@ -17,8 +17,6 @@
 #include "uae_private.h"
 #include "uae_sense.h"
 
-#define UAE_NAME_MAX 64
-
 static struct nla_policy event_policy[UAEVENTS_ATTR_MAX + 1] = {
 	[UAEVENTS_ATTR_SEQ] = { .type = NLA_U64 },
 	[UAEVENTS_ATTR_INSTANCE] = { .type = NLA_U64 },
@@ -35,29 +33,102 @@ static struct nla_policy event_policy[UAEVENTS_ATTR_MAX + 1] = {
 	[UAEVENTS_ATTR_ASCQ] = { .type = NLA_U8 },
 	[UAEVENTS_ATTR_EVENT] = { .type = NLA_STRING, .maxlen = UAE_NAME_MAX },
 	[UAEVENTS_ATTR_CATEGORY] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_SGDEV] = { .type = NLA_STRING, .maxlen = UAE_SGDEV_MAX },
+	[UAEVENTS_ATTR_WWID] = { .type = NLA_STRING, .maxlen = UAE_WWID_MAX },
+	[UAEVENTS_ATTR_SERIAL] = { .type = NLA_STRING, .maxlen = UAE_SERIAL_MAX },
+	[UAEVENTS_ATTR_FLAGS] = { .type = NLA_U32 },
+	[UAEVENTS_ATTR_REPEAT] = { .type = NLA_U32 },
+	[UAEVENTS_ATTR_OPCODE] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_LBA] = { .type = NLA_U64 },
+	[UAEVENTS_ATTR_SECTORS] = { .type = NLA_U32 },
+	[UAEVENTS_ATTR_HOST_BYTE] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_STATUS] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_ERRNO] = { .type = NLA_U32 },
+	[UAEVENTS_ATTR_SEVERITY] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_LOCUS] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_FAILOVER] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_CLASS_RULE] = { .type = NLA_U16 },
+	[UAEVENTS_ATTR_BLK_STATUS] = { .type = NLA_U8 },
 };
 
 /* Attributes without which a message is not an event. */
 static const int required_attrs[] = {
 	UAEVENTS_ATTR_SEQ, UAEVENTS_ATTR_INSTANCE, UAEVENTS_ATTR_KIND,
 	UAEVENTS_ATTR_HOST, UAEVENTS_ATTR_CHANNEL, UAEVENTS_ATTR_TARGET,
-	UAEVENTS_ATTR_LUN, UAEVENTS_ATTR_SENSE_KEY, UAEVENTS_ATTR_ASC,
-	UAEVENTS_ATTR_ASCQ,
+	UAEVENTS_ATTR_LUN,
 };
 
-/* A NUL-terminated string attribute of printable ASCII, copied into dst. */
-static int copy_name(const struct nlattr *a, char *dst, size_t size)
+/*
+ * A NUL-terminated string attribute of printable ASCII without '/', copied into dst.
+ * Names from the kernel must be plain; device-supplied strings were made printable by
+ * the kernel, and anything else is refused.
+ */
+static int copy_string(const struct nlattr *a, char *dst, size_t size, bool spaces)
 {
-	const char *s = nla_data(a);
-	size_t len = strnlen(s, nla_len(a));
+	const char *s;
+	size_t len;
 
+	if (!a)
+		return 0;
+	s = nla_data(a);
+	len = strnlen(s, nla_len(a));
 	if (len == 0 || len >= size || len == (size_t)nla_len(a))
 		return -EBADMSG;
 	for (size_t i = 0; i < len; i++)
-		if (s[i] <= ' ' || s[i] > '~' || s[i] == '/')
+		if (s[i] < ' ' || s[i] > '~' || (!spaces && (s[i] == ' ' || s[i] == '/')))
 			return -EBADMSG;
 	memcpy(dst, s, len + 1);
 	return 0;
+}
+
+static uint8_t get_u8(struct nlattr **tb, int attr)
+{
+	return tb[attr] ? nla_get_u8(tb[attr]) : 0;
+}
+
+static int fill_strings(struct uae_event *ev, struct nlattr **tb)
+{
+	int r = copy_string(tb[UAEVENTS_ATTR_DEVNAME], ev->devname, sizeof(ev->devname), false);
+
+	if (!r)
+		r = copy_string(tb[UAEVENTS_ATTR_EVENT], ev->name, sizeof(ev->name), false);
+	if (!r)
+		r = copy_string(tb[UAEVENTS_ATTR_SGDEV], ev->sgdev, sizeof(ev->sgdev), false);
+	if (!r)
+		r = copy_string(tb[UAEVENTS_ATTR_WWID], ev->wwid, sizeof(ev->wwid), true);
+	if (!r)
+		r = copy_string(tb[UAEVENTS_ATTR_SERIAL], ev->serial, sizeof(ev->serial), true);
+	return r;
+}
+
+static void fill_command(struct uae_event *ev, struct nlattr **tb)
+{
+	ev->has_sense = tb[UAEVENTS_ATTR_SENSE_KEY] && tb[UAEVENTS_ATTR_ASC] &&
+			tb[UAEVENTS_ATTR_ASCQ];
+	ev->sense_key = get_u8(tb, UAEVENTS_ATTR_SENSE_KEY) & 0x0f;
+	ev->asc = get_u8(tb, UAEVENTS_ATTR_ASC);
+	ev->ascq = get_u8(tb, UAEVENTS_ATTR_ASCQ);
+	if (tb[UAEVENTS_ATTR_SENSE]) {
+		ev->sense_len = nla_len(tb[UAEVENTS_ATTR_SENSE]);
+		memcpy(ev->sense, nla_data(tb[UAEVENTS_ATTR_SENSE]), ev->sense_len);
+	}
+	ev->opcode = get_u8(tb, UAEVENTS_ATTR_OPCODE);
+	ev->host_byte = get_u8(tb, UAEVENTS_ATTR_HOST_BYTE);
+	ev->status = get_u8(tb, UAEVENTS_ATTR_STATUS);
+	ev->has_lba = tb[UAEVENTS_ATTR_LBA] != NULL;
+	if (ev->has_lba)
+		ev->lba = nla_get_u64(tb[UAEVENTS_ATTR_LBA]);
+	if (tb[UAEVENTS_ATTR_SECTORS])
+		ev->sectors = nla_get_u32(tb[UAEVENTS_ATTR_SECTORS]);
+	if (tb[UAEVENTS_ATTR_ERRNO])
+		ev->error = nla_get_u32(tb[UAEVENTS_ATTR_ERRNO]);
+	ev->has_class = tb[UAEVENTS_ATTR_SEVERITY] != NULL;
+	ev->severity = get_u8(tb, UAEVENTS_ATTR_SEVERITY);
+	ev->locus = get_u8(tb, UAEVENTS_ATTR_LOCUS);
+	ev->failover = get_u8(tb, UAEVENTS_ATTR_FAILOVER);
+	ev->blk_status = get_u8(tb, UAEVENTS_ATTR_BLK_STATUS);
+	if (tb[UAEVENTS_ATTR_CLASS_RULE])
+		ev->rule = nla_get_u16(tb[UAEVENTS_ATTR_CLASS_RULE]);
 }
 
 int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
@@ -65,7 +136,6 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	struct nlattr *tb[UAEVENTS_ATTR_MAX + 1];
 	struct genlmsghdr *ghdr = nlmsg_data(nlh);
 	struct uae_event *ev;
-	int r;
 
 	*ret = NULL;
 	if (!genlmsg_valid_hdr(nlh, 0))
@@ -77,6 +147,9 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	for (size_t i = 0; i < sizeof(required_attrs) / sizeof(required_attrs[0]); i++)
 		if (!tb[required_attrs[i]])
 			return -EBADMSG;
+	if (get_u8(tb, UAEVENTS_ATTR_KIND) < UAE_EVENT_UA ||
+	    get_u8(tb, UAEVENTS_ATTR_KIND) > UAE_EVENT_SGIO)
+		return -EBADMSG;
 
 	ev = calloc(1, sizeof(*ev));
 	if (!ev)
@@ -87,37 +160,25 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	if (tb[UAEVENTS_ATTR_TIMESTAMP_NS])
 		ev->timestamp_ns = nla_get_u64(tb[UAEVENTS_ATTR_TIMESTAMP_NS]);
 	ev->kind = nla_get_u8(tb[UAEVENTS_ATTR_KIND]);
+	ev->flags = tb[UAEVENTS_ATTR_FLAGS] ? nla_get_u32(tb[UAEVENTS_ATTR_FLAGS]) : 0;
+	ev->repeat = tb[UAEVENTS_ATTR_REPEAT] ? nla_get_u32(tb[UAEVENTS_ATTR_REPEAT]) : 1;
 	ev->host = nla_get_u32(tb[UAEVENTS_ATTR_HOST]);
 	ev->channel = nla_get_u32(tb[UAEVENTS_ATTR_CHANNEL]);
 	ev->target = nla_get_u32(tb[UAEVENTS_ATTR_TARGET]);
 	ev->lun = nla_get_u64(tb[UAEVENTS_ATTR_LUN]);
-	ev->sense_key = nla_get_u8(tb[UAEVENTS_ATTR_SENSE_KEY]) & 0x0f;
-	ev->asc = nla_get_u8(tb[UAEVENTS_ATTR_ASC]);
-	ev->ascq = nla_get_u8(tb[UAEVENTS_ATTR_ASCQ]);
 	snprintf(ev->hctl, sizeof(ev->hctl), "%u:%u:%u:%" PRIu64,
 		 ev->host, ev->channel, ev->target, ev->lun);
-
-	r = 0;
-	if (tb[UAEVENTS_ATTR_DEVNAME])
-		r = copy_name(tb[UAEVENTS_ATTR_DEVNAME], ev->devname, sizeof(ev->devname));
-	if (r == 0 && tb[UAEVENTS_ATTR_EVENT])
-		r = copy_name(tb[UAEVENTS_ATTR_EVENT], ev->name, sizeof(ev->name));
-	if (r < 0) {
+	if (fill_strings(ev, tb) < 0) {
 		free(ev);
-		return r;
+		return -EBADMSG;
 	}
-	if (tb[UAEVENTS_ATTR_SENSE]) {
-		ev->sense_len = nla_len(tb[UAEVENTS_ATTR_SENSE]);
-		memcpy(ev->sense, nla_data(tb[UAEVENTS_ATTR_SENSE]), ev->sense_len);
-	}
-	/* The shared decoder names what the kernel did not (older module, unknown UA). */
-	if (!ev->name[0] && ev->sense_key == UAE_SENSE_KEY_UNIT_ATTENTION)
+	fill_command(ev, tb);
+	/* The shared decoder names what the kernel did not (an older module). */
+	if (!ev->name[0] && ev->kind == UAE_EVENT_UA)
 		snprintf(ev->name, sizeof(ev->name), "%s",
 			 uae_ua_event_name(ev->asc, ev->ascq));
-	ev->category = tb[UAEVENTS_ATTR_CATEGORY] ?
-		nla_get_u8(tb[UAEVENTS_ATTR_CATEGORY]) :
-		uae_ua_category(ev->asc, ev->ascq);
-
+	ev->category = tb[UAEVENTS_ATTR_CATEGORY] ? nla_get_u8(tb[UAEVENTS_ATTR_CATEGORY]) :
+		       ev->kind == UAE_EVENT_UA ? (int)uae_ua_category(ev->asc, ev->ascq) : 0;
 	*ret = ev;
 	return 0;
 }
@@ -139,6 +200,101 @@ struct uae_event *uae_event_unref(struct uae_event *ev)
 enum uae_event_kind uae_event_get_kind(const struct uae_event *ev)
 {
 	return ev->kind;
+}
+
+const char *uae_event_get_kind_name(const struct uae_event *ev)
+{
+	static const char *const names[] = {
+		[UAE_EVENT_UA] = "ua", [UAE_EVENT_ERROR] = "error",
+		[UAE_EVENT_TIMEOUT] = "timeout", [UAE_EVENT_SGIO] = "sgio",
+	};
+
+	return ev->kind >= UAE_EVENT_UA && ev->kind <= UAE_EVENT_SGIO ? names[ev->kind] :
+								       "unknown";
+}
+
+uint32_t uae_event_get_flags(const struct uae_event *ev)
+{
+	return ev->flags;
+}
+
+uint32_t uae_event_get_repeat(const struct uae_event *ev)
+{
+	return ev->repeat;
+}
+
+const char *uae_event_get_sgdev(const struct uae_event *ev)
+{
+	return ev->sgdev[0] ? ev->sgdev : NULL;
+}
+
+const char *uae_event_get_wwid(const struct uae_event *ev)
+{
+	return ev->wwid[0] ? ev->wwid : NULL;
+}
+
+const char *uae_event_get_serial(const struct uae_event *ev)
+{
+	return ev->serial[0] ? ev->serial : NULL;
+}
+
+int uae_event_has_sense(const struct uae_event *ev)
+{
+	return ev->has_sense;
+}
+
+uint8_t uae_event_get_opcode(const struct uae_event *ev)
+{
+	return ev->opcode;
+}
+
+uint8_t uae_event_get_host_byte(const struct uae_event *ev)
+{
+	return ev->host_byte;
+}
+
+uint8_t uae_event_get_status(const struct uae_event *ev)
+{
+	return ev->status;
+}
+
+int uae_event_get_lba(const struct uae_event *ev, uint64_t *lba, uint32_t *sectors)
+{
+	if (lba)
+		*lba = ev->lba;
+	if (sectors)
+		*sectors = ev->sectors;
+	return ev->has_lba;
+}
+
+int uae_event_get_errno(const struct uae_event *ev)
+{
+	return (int)ev->error;
+}
+
+const char *uae_event_get_severity(const struct uae_event *ev)
+{
+	return uae_severity_name(ev->severity);
+}
+
+const char *uae_event_get_locus(const struct uae_event *ev)
+{
+	return uae_locus_name(ev->locus);
+}
+
+int uae_event_get_failover(const struct uae_event *ev)
+{
+	return ev->failover;
+}
+
+const char *uae_event_get_blk_status(const struct uae_event *ev)
+{
+	return uae_blk_status_name(ev->blk_status);
+}
+
+unsigned int uae_event_get_class_rule(const struct uae_event *ev)
+{
+	return ev->rule;
 }
 
 uint64_t uae_event_get_seq(const struct uae_event *ev)
@@ -224,7 +380,7 @@ const char *uae_event_get_category(const struct uae_event *ev)
 
 const char *uae_event_get_description(const struct uae_event *ev)
 {
-	return uae_asc_description(ev->asc, ev->ascq);
+	return ev->has_sense ? uae_asc_description(ev->asc, ev->ascq) : NULL;
 }
 
 const char *uae_event_get_sense_key_name(const struct uae_event *ev)
@@ -241,6 +397,10 @@ const char *uae_strerror(int err)
 		return "event socket overflowed, events were lost";
 	case -EBADMSG:
 		return "malformed message from the kernel";
+	case -EPERM:
+		return "permission denied (needs CAP_NET_ADMIN)";
+	case -ENODEV:
+		return "no such SCSI device";
 	default:
 		return strerror(abs(err));
 	}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libuaevents: subscribe to SCSI unit attentions published by the uaevents kernel module.
+ * libuaevents: subscribe to SCSI unit attentions and classified errors published by the
+ * uaevents kernel module.
  *
  * Handles are opaque and reference counted, in the style of libudev.  Calls that can fail
  * return a negative errno; uae_strerror() turns it into a message.
@@ -30,12 +31,20 @@ struct uae_event;
 
 /* Kinds of event (the values of UAEVENTS_ATTR_KIND). */
 enum uae_event_kind {
-	UAE_EVENT_UA = 1,
+	UAE_EVENT_UA = 1,	/* a unit attention */
+	UAE_EVENT_ERROR,	/* block I/O failed: the midlayer's final answer */
+	UAE_EVENT_TIMEOUT,	/* a command timed out */
+	UAE_EVENT_SGIO,		/* an SG_IO pass-through command failed */
 };
 
+/* uae_event_get_flags() */
+#define UAE_EVENT_FLAG_PASSTHROUGH	0x1
+#define UAE_EVENT_FLAG_QUIET		0x2	/* expected; the kernel handles it */
+#define UAE_EVENT_FLAG_INJECTED		0x4	/* a test event (uae_inject()) */
+
 /*
- * Connect to the kernel module's generic netlink family and subscribe to its events.
- * -ENOENT: the module is not loaded.  The socket is non-blocking.
+ * Connect to the kernel module's generic netlink family and subscribe to all its events
+ * from now on.  -ENOENT: the module is not loaded.  The socket is non-blocking.
  */
 int uae_monitor_new(struct uae_monitor **ret);
 struct uae_monitor *uae_monitor_ref(struct uae_monitor *m);
@@ -45,25 +54,37 @@ struct uae_monitor *uae_monitor_unref(struct uae_monitor *m);
 int uae_monitor_get_fd(struct uae_monitor *m);
 
 /*
+ * Hand out the kernel history's events with sequence numbers above @since first, then
+ * the live stream; nothing is handed out twice.
+ */
+int uae_monitor_replay(struct uae_monitor *m, uint64_t since);
+
+/*
  * The next event, without blocking.  Returns 0 and a new reference in *ret, -EAGAIN when
- * none is waiting, -ENOBUFS when the socket overflowed (events were lost; the next event
- * reports the gap), -EBADMSG for a message that failed validation (it is skipped).
+ * none is waiting, -EBADMSG for a message that failed validation (it is skipped).
+ * When the socket overflows, the missed events are replayed from the kernel's history;
+ * those the history no longer holds show as the next event's gap.
  */
 int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret);
+
+/* How often the socket overflowed and a replay was needed. */
+uint64_t uae_monitor_get_overflows(struct uae_monitor *m);
 
 struct uae_event *uae_event_ref(struct uae_event *ev);
 struct uae_event *uae_event_unref(struct uae_event *ev);
 
 enum uae_event_kind uae_event_get_kind(const struct uae_event *ev);
+/* "ua", "error", "timeout", "sgio" */
+const char *uae_event_get_kind_name(const struct uae_event *ev);
+uint32_t uae_event_get_flags(const struct uae_event *ev);
 /* Sequence number, from 1 per module instance; the instance id changes at each load. */
 uint64_t uae_event_get_seq(const struct uae_event *ev);
 uint64_t uae_event_get_instance(const struct uae_event *ev);
-/*
- * Events of this instance missed just before this one (0 normally): a jump in the
- * sequence numbers that this monitor saw.
- */
+/* Events of this instance missed just before this one and not replayable (0 normally). */
 uint64_t uae_event_get_gap(const struct uae_event *ev);
-/* CLOCK_REALTIME in nanoseconds, when the kernel saw the sense data. */
+/* Occurrences this event stands for: more than 1 when a storm was coalesced. */
+uint32_t uae_event_get_repeat(const struct uae_event *ev);
+/* CLOCK_REALTIME in nanoseconds, when the kernel saw it. */
 uint64_t uae_event_get_timestamp_ns(const struct uae_event *ev);
 
 unsigned int uae_event_get_host(const struct uae_event *ev);
@@ -74,21 +95,86 @@ uint64_t uae_event_get_lun(const struct uae_event *ev);
 const char *uae_event_get_hctl(const struct uae_event *ev);
 /* Block device name ("sdb"), or NULL when the LU has none. */
 const char *uae_event_get_devname(const struct uae_event *ev);
+/* sg device name ("sg1"), or NULL. */
+const char *uae_event_get_sgdev(const struct uae_event *ev);
+/* The LU's WWID as sysfs "wwid" shows it, or NULL.  Device-supplied: printable ASCII. */
+const char *uae_event_get_wwid(const struct uae_event *ev);
+/* The LU's serial number (VPD 80h), or NULL.  Device-supplied: printable ASCII. */
+const char *uae_event_get_serial(const struct uae_event *ev);
 
+/* Sense data; 0 for sense key, ASC and ASCQ when the event has none. */
+int uae_event_has_sense(const struct uae_event *ev);
 uint8_t uae_event_get_sense_key(const struct uae_event *ev);
 uint8_t uae_event_get_asc(const struct uae_event *ev);
 uint8_t uae_event_get_ascq(const struct uae_event *ev);
 /* The raw sense data as the device sent it. */
 const uint8_t *uae_event_get_sense(const struct uae_event *ev, size_t *len);
 
-/* Stable name ("CAPACITY_DATA_HAS_CHANGED"); never NULL. */
+/* The failed command (errors, timeouts, SG_IO): 0 when not known. */
+uint8_t uae_event_get_opcode(const struct uae_event *ev);
+uint8_t uae_event_get_host_byte(const struct uae_event *ev);
+uint8_t uae_event_get_status(const struct uae_event *ev);
+/* First sector and length of the failed block request; 0 if it had none. */
+int uae_event_get_lba(const struct uae_event *ev, uint64_t *lba, uint32_t *sectors);
+/* The errno the block layer returned for it, 0 if none. */
+int uae_event_get_errno(const struct uae_event *ev);
+
+/* Classification (docs/classification.md): "none", "retryable", "fatal". */
+const char *uae_event_get_severity(const struct uae_event *ev);
+/* "none", "device", "transport", "host" */
+const char *uae_event_get_locus(const struct uae_event *ev);
+/* 1 when another path to the LU may help. */
+int uae_event_get_failover(const struct uae_event *ev);
+/* The kernel's block status for it: "IOERR", "TRANSPORT", "NOSPC", ... */
+const char *uae_event_get_blk_status(const struct uae_event *ev);
+/* The classification rule that matched, 0 if none was sent. */
+unsigned int uae_event_get_class_rule(const struct uae_event *ev);
+
+/* Stable name ("CAPACITY_DATA_HAS_CHANGED", "DID_TRANSPORT_FAILFAST"); never NULL. */
 const char *uae_event_get_name(const struct uae_event *ev);
-/* Category ("space", "inventory", ...); never NULL. */
+/* Category of a UA ("space", "inventory", ...; "none" for other events); never NULL. */
 const char *uae_event_get_category(const struct uae_event *ev);
-/* T10's description of the ASC/ASCQ, or NULL when it is not assigned. */
+/* T10's description of the ASC/ASCQ, or NULL. */
 const char *uae_event_get_description(const struct uae_event *ev);
 /* "UNIT ATTENTION", ... */
 const char *uae_event_get_sense_key_name(const struct uae_event *ev);
+
+/* The module's counters and settings (any user may read them). */
+struct uae_kernel_stats {
+	uint64_t instance;
+	uint64_t last_seq;		/* last sequence number assigned */
+	uint64_t history_first_seq;	/* oldest event the history holds, 0 if none */
+	uint32_t history_size;
+	uint64_t lost_unread;		/* fell out of the history before anyone read them */
+	uint64_t coalesced;		/* occurrences folded into a storm's event */
+	uint64_t alloc_failed;		/* not captured: no memory */
+	uint64_t queue_full;		/* not captured: too many waiting for delivery */
+	uint64_t mcast_overflow;	/* a subscriber's socket overflowed */
+	uint32_t coalesce_ms;
+	uint8_t uevents;		/* 0 none, 1 unit attentions, 2 all */
+};
+
+int uae_kernel_stats(struct uae_kernel_stats *st);
+
+/* Settings, CAP_NET_ADMIN: pass -1 to leave one unchanged. */
+int uae_set_config(int coalesce_ms, int uevents);
+/* Forget the history (CAP_NET_ADMIN). */
+int uae_clear_history(void);
+
+/* A synthetic event for a real device, through the module's own capture path. */
+struct uae_inject {
+	unsigned int host, channel, target;
+	uint64_t lun;
+	const uint8_t *sense;
+	size_t sense_len;
+	int host_byte;		/* -1: DID_OK */
+	int status;		/* -1: CHECK CONDITION with sense, else GOOD */
+	enum uae_event_kind kind; /* 0: UA for UA sense data, else error */
+	uint32_t count;		/* 0 or 1: one event */
+};
+
+/* CAP_NET_ADMIN; -ENODEV: no such device. */
+int uae_inject(const struct uae_inject *in);
 
 /* A message for a negative errno returned by this library. */
 const char *uae_strerror(int err);

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libuaevents: the monitor, a subscription to the uaevents generic netlink family.
+ * libuaevents: the monitor, a subscription to the uaevents multicast groups.
+ *
+ * No silent loss: the monitor remembers the last sequence number it handed out.  When its
+ * socket overflows (ENOBUFS) it replays what it missed from the kernel's history, and
+ * drops what it already handed out; what the history no longer holds is reported as the
+ * next event's gap.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,47 +22,43 @@
 
 struct uae_monitor {
 	int refcount;
-	struct nl_sock *sock;
+	struct nl_sock *sock;		/* subscription, non-blocking */
+	struct nl_sock *control;	/* requests (replay), blocking; opened on demand */
 	int family_id;
-	/* The event the last message produced, handed out by uae_monitor_receive(). */
-	struct uae_event *received;
+	/* Events received but not handed out yet, oldest first. */
+	struct uae_event *head, *tail;
 	int parse_error;
-	/* For gap detection. */
+	/* The last event handed out, for replay, deduplication and gaps. */
 	uint64_t last_instance;
 	uint64_t last_seq;
+	uint64_t overflows;
 };
 
-/* libnl's own error codes, as the errno they stand for. */
-static int nlerr_to_errno(int nlerr)
+static const char *const groups[] = {
+	UAEVENTS_MCGRP_UA, UAEVENTS_MCGRP_ERROR, UAEVENTS_MCGRP_SGIO,
+};
+
+static void enqueue(struct uae_monitor *m, struct uae_event *ev)
 {
-	switch (abs(nlerr)) {
-	case NLE_AGAIN:
-		return -EAGAIN;
-	case NLE_NOMEM:
-		/* What nl_recv() makes of ENOBUFS (receive queue overflow). */
-		return -ENOBUFS;
-	case NLE_PERM:
-		return -EPERM;
-	case NLE_OBJ_NOTFOUND:
-		return -ENOENT;
-	case NLE_MSG_TRUNC:
-	case NLE_MSG_TOOSHORT:
-	case NLE_INVAL:
-	case NLE_PARSE_ERR:
-		return -EBADMSG;
-	case NLE_INTR:
-		return -EINTR;
-	default:
-		return -EIO;
-	}
+	ev->next = NULL;
+	if (m->tail)
+		m->tail->next = ev;
+	else
+		m->head = ev;
+	m->tail = ev;
 }
 
-static void note_gap(struct uae_monitor *m, struct uae_event *ev)
+static struct uae_event *dequeue(struct uae_monitor *m)
 {
-	if (ev->instance == m->last_instance && ev->seq > m->last_seq + 1)
-		ev->gap = ev->seq - m->last_seq - 1;
-	m->last_instance = ev->instance;
-	m->last_seq = ev->seq;
+	struct uae_event *ev = m->head;
+
+	if (ev) {
+		m->head = ev->next;
+		if (!m->head)
+			m->tail = NULL;
+		ev->next = NULL;
+	}
+	return ev;
 }
 
 static int on_message(struct nl_msg *msg, void *arg)
@@ -71,59 +72,64 @@ static int on_message(struct nl_msg *msg, void *arg)
 		m->parse_error = r;
 		return NL_SKIP;
 	}
-	if (!ev)		/* a command this version does not know */
-		return NL_SKIP;
-	note_gap(m, ev);
-	uae_event_unref(m->received);
-	m->received = ev;
+	if (ev)			/* NULL: a command this version does not know */
+		enqueue(m, ev);
 	return NL_OK;
+}
+
+/* Where the stream stands now, so that a replay knows where this monitor started. */
+static int mark_start(struct uae_monitor *m)
+{
+	struct uae_kernel_stats st;
+	int r = uae_kernel_stats(&st);
+
+	if (r < 0)
+		return r;
+	m->last_instance = st.instance;
+	m->last_seq = st.last_seq;
+	return 0;
 }
 
 int uae_monitor_new(struct uae_monitor **ret)
 {
 	struct uae_monitor *m;
-	int group, r;
+	int r;
 
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	m->refcount = 1;
 
-	m->sock = nl_socket_alloc();
-	if (!m->sock) {
+	r = uae_genl_open(&m->sock, &m->family_id);
+	if (r < 0) {
 		free(m);
-		return -ENOMEM;
+		return r;
 	}
 	/* Multicast notifications carry no sequence numbers of ours. */
 	nl_socket_disable_seq_check(m->sock);
 	nl_socket_modify_cb(m->sock, NL_CB_VALID, NL_CB_CUSTOM, on_message, m);
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		int group = genl_ctrl_resolve_grp(m->sock, UAEVENTS_GENL_NAME, groups[i]);
 
-	r = genl_connect(m->sock);
-	if (r < 0)
-		goto fail;
-	m->family_id = genl_ctrl_resolve(m->sock, UAEVENTS_GENL_NAME);
-	if (m->family_id < 0) {
-		r = m->family_id;
-		goto fail;
+		if (group < 0 || (r = nl_socket_add_membership(m->sock, group)) < 0) {
+			r = uae_nlerr_to_errno(group < 0 ? group : r);
+			goto fail;
+		}
 	}
-	group = genl_ctrl_resolve_grp(m->sock, UAEVENTS_GENL_NAME, UAEVENTS_MCGRP_UA);
-	if (group < 0) {
-		r = group;
-		goto fail;
-	}
-	r = nl_socket_add_membership(m->sock, group);
-	if (r < 0)
-		goto fail;
 	r = nl_socket_set_nonblocking(m->sock);
+	if (r < 0) {
+		r = uae_nlerr_to_errno(r);
+		goto fail;
+	}
+	r = mark_start(m);
 	if (r < 0)
 		goto fail;
-
 	*ret = m;
 	return 0;
 fail:
 	nl_socket_free(m->sock);
 	free(m);
-	return nlerr_to_errno(r);
+	return r;
 }
 
 struct uae_monitor *uae_monitor_ref(struct uae_monitor *m)
@@ -135,10 +141,15 @@ struct uae_monitor *uae_monitor_ref(struct uae_monitor *m)
 
 struct uae_monitor *uae_monitor_unref(struct uae_monitor *m)
 {
+	struct uae_event *ev;
+
 	if (!m || --m->refcount > 0)
 		return NULL;
-	uae_event_unref(m->received);
+	while ((ev = dequeue(m)))
+		uae_event_unref(ev);
 	nl_socket_free(m->sock);
+	if (m->control)
+		nl_socket_free(m->control);
 	free(m);
 	return NULL;
 }
@@ -150,25 +161,83 @@ int uae_monitor_get_fd(struct uae_monitor *m)
 	return nl_socket_get_fd(m->sock);
 }
 
+uint64_t uae_monitor_get_overflows(struct uae_monitor *m)
+{
+	return m ? m->overflows : 0;
+}
+
+int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
+{
+	struct nl_msg *msg;
+	int family, r;
+
+	if (!m)
+		return -EINVAL;
+	if (!m->control) {
+		r = uae_genl_open(&m->control, &family);
+		if (r < 0)
+			return r;
+	}
+	msg = uae_genl_request(m->family_id, UAEVENTS_CMD_GET_HISTORY, NLM_F_DUMP);
+	if (!msg || nla_put_u64(msg, UAEVENTS_ATTR_SINCE_SEQ, since) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	m->last_seq = since;
+	m->parse_error = 0;
+	r = uae_genl_transact(m->control, msg, on_message, m);
+	/* -EINTR: the history had moved past @since; the events' gap says by how much. */
+	if (r == -EINTR)
+		r = 0;
+	return r < 0 ? r : m->parse_error;
+}
+
+/*
+ * Hand out @ev unless it was handed out already (a replay overlaps the live stream);
+ * note how many events were missed before it.
+ */
+static bool accept_event(struct uae_monitor *m, struct uae_event *ev)
+{
+	if (ev->instance == m->last_instance) {
+		if (ev->seq <= m->last_seq)
+			return false;
+		ev->gap = ev->seq - m->last_seq - 1;
+	}
+	/* Another instance: the module was reloaded and numbering starts again. */
+	m->last_instance = ev->instance;
+	m->last_seq = ev->seq;
+	return true;
+}
+
 int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret)
 {
+	struct uae_event *ev;
 	int r;
 
 	if (!m || !ret)
 		return -EINVAL;
-
-	/* Each datagram holds one notification; skip any that carry no event. */
 	for (;;) {
+		while ((ev = dequeue(m))) {
+			if (accept_event(m, ev)) {
+				*ret = ev;
+				return 0;
+			}
+			uae_event_unref(ev);
+		}
 		m->parse_error = 0;
 		r = nl_recvmsgs_default(m->sock);
-		if (r < 0)
-			return nlerr_to_errno(r);
+		if (r < 0) {
+			r = uae_nlerr_to_errno(r);
+			if (r != -ENOBUFS)
+				return r;
+			/* The socket overflowed: fetch what was lost from the history. */
+			m->overflows++;
+			r = uae_monitor_replay(m, m->last_seq);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if (m->parse_error < 0)
 			return m->parse_error;
-		if (m->received) {
-			*ret = m->received;
-			m->received = NULL;
-			return 0;
-		}
 	}
 }

@@ -3,6 +3,7 @@
 #ifndef UAE_PRIVATE_H
 #define UAE_PRIVATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <linux/netlink.h>
@@ -11,20 +12,42 @@
 
 #define UAE_DEVNAME_MAX 32	/* the kernel's DISK_NAME_LEN */
 #define UAE_SENSE_MAX 96	/* the kernel's SCSI_SENSE_BUFFERSIZE */
+#define UAE_SGDEV_MAX 16
+#define UAE_WWID_MAX 128
+#define UAE_SERIAL_MAX 64
+#define UAE_NAME_MAX 64
+
+struct nl_sock;
+struct nl_msg;
 
 struct uae_event {
 	int refcount;
+	struct uae_event *next;		/* in a monitor's queue */
 	enum uae_event_kind kind;
+	uint32_t flags, repeat;
 	uint64_t seq, instance, gap, timestamp_ns;
 	unsigned int host, channel, target;
 	uint64_t lun;
 	char hctl[64];
 	char devname[UAE_DEVNAME_MAX];
-	char name[64];
+	char sgdev[UAE_SGDEV_MAX];
+	char wwid[UAE_WWID_MAX];
+	char serial[UAE_SERIAL_MAX];
+	char name[UAE_NAME_MAX];
+	bool has_sense;
 	uint8_t sense_key, asc, ascq;
 	int category;
 	uint8_t sense[UAE_SENSE_MAX];
 	size_t sense_len;
+	bool has_command;
+	uint8_t opcode, host_byte, status;
+	bool has_lba;
+	uint64_t lba;
+	uint32_t sectors;
+	uint32_t error;
+	bool has_class;
+	uint8_t severity, locus, failover, blk_status;
+	uint16_t rule;
 };
 
 /*
@@ -32,5 +55,21 @@ struct uae_event {
  * is not an event; -EBADMSG: malformed.
  */
 int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret);
+
+/* control.c */
+int uae_kernel_stats_from_nlmsg(struct nlmsghdr *nlh, struct uae_kernel_stats *st);
+
+/* netlink.c: the family over libnl. */
+int uae_nlerr_to_errno(int nlerr);
+/* A connected generic netlink socket and the family's id; -ENOENT: module not loaded. */
+int uae_genl_open(struct nl_sock **sock, int *family);
+/* A request for @cmd, to add attributes to and send with uae_genl_transact(). */
+struct nl_msg *uae_genl_request(int family, uint8_t cmd, int flags);
+/*
+ * Send @msg (consumed) and receive replies until the ack or the end of a dump, calling
+ * @on_reply for each.  Returns 0 or a negative errno (the kernel's, e.g. -EPERM).
+ */
+int uae_genl_transact(struct nl_sock *sock, struct nl_msg *msg,
+		      int (*on_reply)(struct nl_msg *msg, void *arg), void *arg);
 
 #endif /* UAE_PRIVATE_H */

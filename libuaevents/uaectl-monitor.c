@@ -14,60 +14,101 @@
 #include "libuaevents.h"
 #include "uaectl.h"
 
-static json_object *event_to_json(struct uae_event *ev)
+static void add_string(json_object *o, const char *key, const char *value)
+{
+	json_object_object_add(o, key, value ? json_object_new_string(value) : NULL);
+}
+
+json_object *uaectl_event_json(struct uae_event *ev)
 {
 	json_object *o = json_object_new_object();
-	const char *devname = uae_event_get_devname(ev);
-	const char *desc = uae_event_get_description(ev);
 	const uint8_t *sense;
 	size_t sense_len;
-	char hex[2 * 96 + 1] = "";
+	char hex[2 * 96 + 1] = "", instance[17];
+	uint64_t lba;
+	uint32_t sectors;
 
 	sense = uae_event_get_sense(ev, &sense_len);
 	for (size_t i = 0; i < sense_len && i < 96; i++)
 		snprintf(hex + 2 * i, 3, "%02x", sense[i]);
+	snprintf(instance, sizeof(instance), "%016" PRIx64, uae_event_get_instance(ev));
 
 	json_object_object_add(o, "seq", json_object_new_uint64(uae_event_get_seq(ev)));
-	char instance[17];
-
-	snprintf(instance, sizeof(instance), "%016" PRIx64, uae_event_get_instance(ev));
-	json_object_object_add(o, "instance", json_object_new_string(instance));
+	add_string(o, "instance", instance);
 	json_object_object_add(o, "gap", json_object_new_uint64(uae_event_get_gap(ev)));
 	json_object_object_add(o, "timestamp_ns",
 			       json_object_new_uint64(uae_event_get_timestamp_ns(ev)));
-	json_object_object_add(o, "kind", json_object_new_string("ua"));
-	json_object_object_add(o, "event", json_object_new_string(uae_event_get_name(ev)));
-	json_object_object_add(o, "category",
-			       json_object_new_string(uae_event_get_category(ev)));
-	json_object_object_add(o, "hctl", json_object_new_string(uae_event_get_hctl(ev)));
+	add_string(o, "kind", uae_event_get_kind_name(ev));
+	add_string(o, "event", uae_event_get_name(ev));
+	add_string(o, "category", uae_event_get_category(ev));
+	json_object_object_add(o, "repeat", json_object_new_int64(uae_event_get_repeat(ev)));
+	json_object_object_add(o, "flags", json_object_new_int64(uae_event_get_flags(ev)));
+	add_string(o, "hctl", uae_event_get_hctl(ev));
 	json_object_object_add(o, "host", json_object_new_int64(uae_event_get_host(ev)));
 	json_object_object_add(o, "channel", json_object_new_int64(uae_event_get_channel(ev)));
 	json_object_object_add(o, "target", json_object_new_int64(uae_event_get_target(ev)));
 	json_object_object_add(o, "lun", json_object_new_uint64(uae_event_get_lun(ev)));
-	json_object_object_add(o, "device", devname ? json_object_new_string(devname) : NULL);
-	json_object_object_add(o, "sense_key", json_object_new_int(uae_event_get_sense_key(ev)));
-	json_object_object_add(o, "asc", json_object_new_int(uae_event_get_asc(ev)));
-	json_object_object_add(o, "ascq", json_object_new_int(uae_event_get_ascq(ev)));
-	json_object_object_add(o, "description", desc ? json_object_new_string(desc) : NULL);
-	json_object_object_add(o, "sense", json_object_new_string(hex));
+	add_string(o, "device", uae_event_get_devname(ev));
+	add_string(o, "sg_device", uae_event_get_sgdev(ev));
+	add_string(o, "wwid", uae_event_get_wwid(ev));
+	add_string(o, "serial", uae_event_get_serial(ev));
+	if (uae_event_has_sense(ev)) {
+		json_object_object_add(o, "sense_key",
+				       json_object_new_int(uae_event_get_sense_key(ev)));
+		json_object_object_add(o, "asc", json_object_new_int(uae_event_get_asc(ev)));
+		json_object_object_add(o, "ascq", json_object_new_int(uae_event_get_ascq(ev)));
+		add_string(o, "description", uae_event_get_description(ev));
+		add_string(o, "sense", hex);
+	}
+	if (uae_event_get_kind(ev) != UAE_EVENT_UA) {
+		json_object_object_add(o, "opcode", json_object_new_int(uae_event_get_opcode(ev)));
+		json_object_object_add(o, "host_byte",
+				       json_object_new_int(uae_event_get_host_byte(ev)));
+		json_object_object_add(o, "status", json_object_new_int(uae_event_get_status(ev)));
+		if (uae_event_get_lba(ev, &lba, &sectors)) {
+			json_object_object_add(o, "lba", json_object_new_uint64(lba));
+			json_object_object_add(o, "sectors", json_object_new_int64(sectors));
+		}
+		if (uae_event_get_errno(ev))
+			json_object_object_add(o, "errno",
+					       json_object_new_int(uae_event_get_errno(ev)));
+	}
+	if (uae_event_get_class_rule(ev)) {
+		json_object *c = json_object_new_object();
+
+		add_string(c, "severity", uae_event_get_severity(ev));
+		add_string(c, "locus", uae_event_get_locus(ev));
+		json_object_object_add(c, "failover",
+				       json_object_new_boolean(uae_event_get_failover(ev)));
+		add_string(c, "blk_status", uae_event_get_blk_status(ev));
+		json_object_object_add(c, "rule", json_object_new_int(uae_event_get_class_rule(ev)));
+		json_object_object_add(o, "classification", c);
+	}
 	return o;
 }
 
-static void print_event(struct uae_event *ev, bool json)
+void uaectl_print_event(struct uae_event *ev, bool json)
 {
 	if (json) {
-		json_object *o = event_to_json(ev);
+		json_object *o = uaectl_event_json(ev);
 
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 	} else {
 		const char *devname = uae_event_get_devname(ev);
 
-		printf("%" PRIu64 " %s %s %s %02Xh/%02Xh %s\n",
-		       uae_event_get_seq(ev), uae_event_get_hctl(ev),
-		       devname ? devname : "-", uae_event_get_name(ev),
-		       uae_event_get_asc(ev), uae_event_get_ascq(ev),
-		       uae_event_get_category(ev));
+		printf("%" PRIu64 " %s %s %s %s", uae_event_get_seq(ev), uae_event_get_kind_name(ev),
+		       uae_event_get_hctl(ev), devname ? devname : "-", uae_event_get_name(ev));
+		if (uae_event_has_sense(ev))
+			printf(" %02Xh/%02Xh", uae_event_get_asc(ev), uae_event_get_ascq(ev));
+		if (uae_event_get_kind(ev) == UAE_EVENT_UA)
+			printf(" %s", uae_event_get_category(ev));
+		else
+			printf(" %s %s failover=%s", uae_event_get_severity(ev),
+			       uae_event_get_locus(ev), uae_event_get_failover(ev) ? "yes" : "no");
+		if (uae_event_get_repeat(ev) > 1)
+			printf(" x%u", uae_event_get_repeat(ev));
+		putchar('\n');
 	}
 	if (uae_event_get_gap(ev))
 		fprintf(stderr, "uaectl: %" PRIu64 " events lost before seq %" PRIu64 "\n",
@@ -80,20 +121,29 @@ int cmd_monitor(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "since", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct uae_monitor *m;
-	bool json = false;
+	bool json = false, replay = false;
+	uint64_t since = 0;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "js:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
 			break;
+		case 's':
+			if (uaectl_parse_u64(optarg, &since) < 0) {
+				fprintf(stderr, "uaectl monitor: bad sequence number '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			replay = true;
+			break;
 		case 'h':
-			puts("Usage: uaectl monitor [--json]");
+			puts("Usage: uaectl monitor [--json] [--since SEQ]");
 			return EXIT_OK;
 		default:
 			return EXIT_USAGE;
@@ -109,6 +159,11 @@ int cmd_monitor(int argc, char **argv)
 		fprintf(stderr, "uaectl: cannot subscribe: %s\n", uae_strerror(r));
 		return uaectl_exit_code(r);
 	}
+	if (replay && (r = uae_monitor_replay(m, since)) < 0) {
+		fprintf(stderr, "uaectl: cannot replay the history: %s\n", uae_strerror(r));
+		uae_monitor_unref(m);
+		return uaectl_exit_code(r);
+	}
 
 	while (!uaectl_stop) {
 		struct pollfd pfd = { .fd = uae_monitor_get_fd(m), .events = POLLIN };
@@ -121,7 +176,7 @@ int cmd_monitor(int argc, char **argv)
 			break;
 		}
 		while ((r = uae_monitor_receive(m, &ev)) == 0) {
-			print_event(ev, json);
+			uaectl_print_event(ev, json);
 			uae_event_unref(ev);
 		}
 		if (r == -EAGAIN || r == -EINTR) {

@@ -2,8 +2,7 @@
 /*
  * uaectl: SCSI unit attentions and sense data from the command line.
  *
- *   uaectl monitor [--json]
- *   uaectl decode [--json] [--host-byte B] [--status S] HEX...
+ *   uaectl monitor|history|status|config|inject|decode ...
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +24,15 @@ static void usage(FILE *f)
 		"Usage: uaectl COMMAND [OPTIONS]\n"
 		"\n"
 		"Commands:\n"
-		"  monitor [--json]            print events as they arrive, one per line\n"
+		"  monitor [--json] [--since SEQ]\n"
+		"                              print events as they arrive, one per line\n"
+		"  history [--json] [--since SEQ]\n"
+		"                              print the events the kernel still holds\n"
+		"  status [--json]             the module's counters and settings\n"
+		"  config [--coalesce-ms MS] [--uevents none|ua|all]   change settings (root)\n"
+		"  inject --hctl H:C:T:L [--sense HEX] [--host-byte B] [--status S]\n"
+		"         [--kind ua|error|timeout|sgio] [--count N]\n"
+		"                              a synthetic event for testing (root)\n"
 		"  decode [--json] [--host-byte B] [--status S] HEX...\n"
 		"                              decode sense data given in hex, and classify it\n"
 		"\n"
@@ -61,6 +68,14 @@ int main(int argc, char **argv)
 		return cmd_monitor(argc - 1, argv + 1);
 	if (strcmp(argv[1], "decode") == 0)
 		return cmd_decode(argc - 1, argv + 1);
+	if (strcmp(argv[1], "history") == 0)
+		return cmd_history(argc - 1, argv + 1);
+	if (strcmp(argv[1], "status") == 0)
+		return cmd_status(argc - 1, argv + 1);
+	if (strcmp(argv[1], "inject") == 0)
+		return cmd_inject(argc - 1, argv + 1);
+	if (strcmp(argv[1], "config") == 0)
+		return cmd_config(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return EXIT_OK;

@@ -4,6 +4,8 @@
 #define UAECTL_H
 
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 enum uaectl_exit {
 	EXIT_OK = 0,
@@ -18,7 +20,18 @@ extern volatile sig_atomic_t uaectl_stop;
 /* The exit status for a negative errno from libuaevents. */
 int uaectl_exit_code(int err);
 
+/* A decimal or 0x-hex number; -EINVAL if it is not one. */
+int uaectl_parse_u64(const char *arg, uint64_t *out);
+
+struct uae_event;
+/* One event: a line for a person, or a JSON object; flushed. */
+void uaectl_print_event(struct uae_event *ev, bool json);
+
 int cmd_monitor(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_inject(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 #endif /* UAECTL_H */

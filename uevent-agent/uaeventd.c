@@ -21,39 +21,90 @@
 #include "libuaevents.h"
 #include "message_ids.h"
 
-static const struct uae_message_id *message_id_for(const char *event)
+static const struct uae_message_id *message_id_for(struct uae_event *ev)
 {
-	const struct uae_message_id *m;
+	const struct uae_message_id *fallback = NULL;
 
-	for (m = uae_message_ids; m->event; m++)
-		if (strcmp(m->event, event) == 0)
+	for (size_t i = 0; i < sizeof(uae_message_ids) / sizeof(uae_message_ids[0]); i++) {
+		const struct uae_message_id *m = &uae_message_ids[i];
+
+		if (m->kind != uae_event_get_kind(ev))
+			continue;
+		if (!m->event)
+			fallback = m;
+		else if (strcmp(m->event, uae_event_get_name(ev)) == 0)
 			return m;
-	return m;	/* the fallback entry */
+	}
+	return fallback;
+}
+
+/* Errors: fatal ones are errors, retryable ones warnings. */
+static int priority_of(const struct uae_message_id *mid, struct uae_event *ev)
+{
+	if (mid->priority >= 0)
+		return mid->priority;
+	return strcmp(uae_event_get_severity(ev), "fatal") == 0 ? LOG_ERR : LOG_WARNING;
+}
+
+/* "sdb [2:0:0:1]: unit attention CAPACITY DATA HAS CHANGED (ASC/ASCQ 2Ah/09h)" */
+static void format_message(struct uae_event *ev, char *buf, size_t size)
+{
+	const char *devname = uae_event_get_devname(ev);
+	const char *desc = uae_event_get_description(ev);
+	int n;
+
+	n = snprintf(buf, size, "%s%s[%s]: ", devname ? devname : "", devname ? " " : "",
+		     uae_event_get_hctl(ev));
+	switch (uae_event_get_kind(ev)) {
+	case UAE_EVENT_UA:
+		n += snprintf(buf + n, size - n, "unit attention %s",
+			      desc ? desc : uae_event_get_name(ev));
+		break;
+	case UAE_EVENT_TIMEOUT:
+		n += snprintf(buf + n, size - n, "command %02Xh timed out",
+			      uae_event_get_opcode(ev));
+		break;
+	default:
+		n += snprintf(buf + n, size - n, "%s %s %s error, %s (another path %s)",
+			      uae_event_get_kind(ev) == UAE_EVENT_SGIO ? "SG_IO command" : "I/O",
+			      uae_event_get_severity(ev), uae_event_get_locus(ev),
+			      desc ? desc : uae_event_get_name(ev),
+			      uae_event_get_failover(ev) ? "may help" : "does not help");
+		break;
+	}
+	if (uae_event_has_sense(ev) && n > 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - n, " (ASC/ASCQ %02Xh/%02Xh)",
+			      uae_event_get_asc(ev), uae_event_get_ascq(ev));
+	if (uae_event_get_repeat(ev) > 1 && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - n, ", %u times", uae_event_get_repeat(ev));
 }
 
 static int log_event(struct uae_event *ev)
 {
-	const struct uae_message_id *mid = message_id_for(uae_event_get_name(ev));
-	const char *devname = uae_event_get_devname(ev);
-	const char *desc = uae_event_get_description(ev);
-	uint8_t asc = uae_event_get_asc(ev), ascq = uae_event_get_ascq(ev);
+	const struct uae_message_id *mid = message_id_for(ev);
+	const char *devname = uae_event_get_devname(ev), *wwid = uae_event_get_wwid(ev);
+	char message[512];
 	int r;
 
+	format_message(ev, message, sizeof(message));
 	r = sd_journal_send(
-		"MESSAGE=%s%s[%s]: unit attention %s (ASC/ASCQ %02Xh/%02Xh)",
-		devname ? devname : "", devname ? " " : "", uae_event_get_hctl(ev),
-		desc ? desc : uae_event_get_name(ev), asc, ascq,
+		"MESSAGE=%s", message,
 		"MESSAGE_ID=%s", mid->id,
-		"PRIORITY=%d", mid->priority,
+		"PRIORITY=%d", priority_of(mid, ev),
 		"SYSLOG_IDENTIFIER=uaeventd",
-		"UAEVENTS_KIND=ua",
+		"UAEVENTS_KIND=%s", uae_event_get_kind_name(ev),
 		"UAEVENTS_EVENT=%s", uae_event_get_name(ev),
 		"UAEVENTS_CATEGORY=%s", uae_event_get_category(ev),
 		"UAEVENTS_DEVICE=%s", devname ? devname : "",
 		"UAEVENTS_HCTL=%s", uae_event_get_hctl(ev),
+		"UAEVENTS_WWID=%s", wwid ? wwid : "",
 		"UAEVENTS_SENSE_KEY=0x%02x", uae_event_get_sense_key(ev),
-		"UAEVENTS_ASC=0x%02x", asc,
-		"UAEVENTS_ASCQ=0x%02x", ascq,
+		"UAEVENTS_ASC=0x%02x", uae_event_get_asc(ev),
+		"UAEVENTS_ASCQ=0x%02x", uae_event_get_ascq(ev),
+		"UAEVENTS_REPEAT=%u", uae_event_get_repeat(ev),
+		"UAEVENTS_SEVERITY=%s", uae_event_get_severity(ev),
+		"UAEVENTS_LOCUS=%s", uae_event_get_locus(ev),
+		"UAEVENTS_FAILOVER=%d", uae_event_get_failover(ev),
 		"UAEVENTS_SEQ=%" PRIu64, uae_event_get_seq(ev),
 		"UAEVENTS_INSTANCE=%016" PRIx64, uae_event_get_instance(ev),
 		"UAEVENTS_TIMESTAMP_NS=%" PRIu64, uae_event_get_timestamp_ns(ev),

@@ -149,10 +149,91 @@ START_TEST(truncated_headers_refused)
 }
 END_TEST
 
+/* An error event as the module builds it: no sense data, a host byte, a classification. */
+static struct nl_msg *build_error(const char *wwid, size_t wwid_len)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	ck_assert_ptr_nonnull(genlmsg_put(msg, 0, 0, 0x42, 0, 0, UAEVENTS_CMD_EVENT, 1));
+	nla_put_u64(msg, UAEVENTS_ATTR_SEQ, 9);
+	nla_put_u64(msg, UAEVENTS_ATTR_INSTANCE, 1);
+	nla_put_u8(msg, UAEVENTS_ATTR_KIND, UAEVENTS_KIND_ERROR);
+	nla_put_u32(msg, UAEVENTS_ATTR_HOST, 0);
+	nla_put_u32(msg, UAEVENTS_ATTR_CHANNEL, 0);
+	nla_put_u32(msg, UAEVENTS_ATTR_TARGET, 0);
+	nla_put_u64(msg, UAEVENTS_ATTR_LUN, 0);
+	nla_put_u32(msg, UAEVENTS_ATTR_FLAGS, UAEVENTS_FLAG_INJECTED);
+	nla_put_u32(msg, UAEVENTS_ATTR_REPEAT, 5);
+	nla_put_string(msg, UAEVENTS_ATTR_EVENT, "DID_TRANSPORT_FAILFAST");
+	nla_put(msg, UAEVENTS_ATTR_WWID, wwid_len, wwid);
+	nla_put_u8(msg, UAEVENTS_ATTR_OPCODE, 0x28);
+	nla_put_u8(msg, UAEVENTS_ATTR_HOST_BYTE, 0x0f);
+	nla_put_u8(msg, UAEVENTS_ATTR_STATUS, 0);
+	nla_put_u64(msg, UAEVENTS_ATTR_LBA, 4660);
+	nla_put_u32(msg, UAEVENTS_ATTR_SECTORS, 8);
+	nla_put_u32(msg, UAEVENTS_ATTR_ERRNO, 67);
+	nla_put_u8(msg, UAEVENTS_ATTR_SEVERITY, 2);
+	nla_put_u8(msg, UAEVENTS_ATTR_LOCUS, 2);
+	nla_put_u8(msg, UAEVENTS_ATTR_FAILOVER, 1);
+	nla_put_u16(msg, UAEVENTS_ATTR_CLASS_RULE, 15);
+	nla_put_u8(msg, UAEVENTS_ATTR_BLK_STATUS, 2);
+	return msg;
+}
+
+START_TEST(error_event)
+{
+	static const char wwid[] = "t10.Linux   scsi_debug      2000";
+	struct uae_event *ev;
+	uint64_t lba;
+	uint32_t sectors;
+
+	ck_assert_int_eq(parse(build_error(wwid, sizeof(wwid)), &ev), 0);
+	ck_assert_int_eq(uae_event_get_kind(ev), UAE_EVENT_ERROR);
+	ck_assert_str_eq(uae_event_get_kind_name(ev), "error");
+	ck_assert_uint_eq(uae_event_get_repeat(ev), 5);
+	ck_assert_uint_eq(uae_event_get_flags(ev), UAE_EVENT_FLAG_INJECTED);
+	ck_assert_str_eq(uae_event_get_wwid(ev), wwid);
+	ck_assert_ptr_null(uae_event_get_serial(ev));
+	ck_assert(!uae_event_has_sense(ev));
+	ck_assert_ptr_null(uae_event_get_description(ev));
+	ck_assert_int_eq(uae_event_get_host_byte(ev), 0x0f);
+	ck_assert(uae_event_get_lba(ev, &lba, &sectors));
+	ck_assert_uint_eq(lba, 4660);
+	ck_assert_uint_eq(sectors, 8);
+	ck_assert_int_eq(uae_event_get_errno(ev), 67);
+	ck_assert_str_eq(uae_event_get_severity(ev), "fatal");
+	ck_assert_str_eq(uae_event_get_locus(ev), "transport");
+	ck_assert(uae_event_get_failover(ev));
+	ck_assert_str_eq(uae_event_get_blk_status(ev), "TRANSPORT");
+	ck_assert_uint_eq(uae_event_get_class_rule(ev), 15);
+	ck_assert_str_eq(uae_event_get_category(ev), "none");
+	uae_event_unref(ev);
+}
+END_TEST
+
+/* Device-supplied strings with control characters are refused, never passed on. */
+START_TEST(hostile_strings_refused)
+{
+	static const char shell[] = "naa.5000 $(rm -rf /);";
+	char raw[] = "naa.5000\nx";
+	struct uae_event *ev;
+
+	raw[8] = '\n';
+	ck_assert_int_eq(parse(build_error(raw, sizeof(raw)), &ev), -EBADMSG);
+	raw[8] = '\x1b';
+	ck_assert_int_eq(parse(build_error(raw, sizeof(raw)), &ev), -EBADMSG);
+	/* Printable, if hostile: passed on as data, for consumers never to give to a shell. */
+	ck_assert_int_eq(parse(build_error(shell, sizeof(shell)), &ev), 0);
+	ck_assert_str_eq(uae_event_get_wwid(ev), shell);
+	uae_event_unref(ev);
+}
+END_TEST
+
 START_TEST(errors_have_messages)
 {
 	ck_assert_str_eq(uae_strerror(-ENOENT), "uaevents kernel module not loaded");
-	ck_assert_str_eq(uae_strerror(-EPERM), strerror(EPERM));
+	ck_assert_str_eq(uae_strerror(-EPERM), "permission denied (needs CAP_NET_ADMIN)");
+	ck_assert_str_eq(uae_strerror(-EIO), strerror(EIO));
 }
 END_TEST
 
@@ -168,6 +249,8 @@ int main(void)
 	tcase_add_test(tc, unknown_command_is_skipped);
 	tcase_add_test(tc, bogus_messages_refused);
 	tcase_add_test(tc, truncated_headers_refused);
+	tcase_add_test(tc, error_event);
+	tcase_add_test(tc, hostile_strings_refused);
 	tcase_add_test(tc, errors_have_messages);
 	suite_add_tcase(s, tc);
 

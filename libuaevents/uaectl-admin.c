@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * uaectl history, status, inject and config: the module's history, counters, settings,
+ * and its test helper.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "libuaevents.h"
+#include "uae_sense.h"
+#include "uaectl.h"
+
+int uaectl_parse_u64(const char *arg, uint64_t *out)
+{
+	char *end;
+
+	if (!arg[0] || arg[0] == '-')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(arg, &end, 0);
+	return errno || *end ? -EINVAL : 0;
+}
+
+static int fail(const char *what, int r)
+{
+	fprintf(stderr, "uaectl: %s: %s\n", what, uae_strerror(r));
+	return uaectl_exit_code(r);
+}
+
+int cmd_history(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "since", required_argument, NULL, 's' },
+		{}
+	};
+	struct uae_monitor *m;
+	struct uae_event *ev;
+	uint64_t since = 0;
+	bool json = false;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "js:", options, NULL)) != -1) {
+		if (c == 'j') {
+			json = true;
+		} else if (c == 's' && uaectl_parse_u64(optarg, &since) == 0) {
+			continue;
+		} else {
+			fprintf(stderr, "Usage: uaectl history [--json] [--since SEQ]\n");
+			return EXIT_USAGE;
+		}
+	}
+	r = uae_monitor_new(&m);
+	if (r < 0)
+		return fail("cannot connect", r);
+	r = uae_monitor_replay(m, since);
+	/* The replayed events, and any that arrived meanwhile; then stop. */
+	while (r >= 0 && (r = uae_monitor_receive(m, &ev)) == 0) {
+		uaectl_print_event(ev, json);
+		uae_event_unref(ev);
+	}
+	uae_monitor_unref(m);
+	return r == -EAGAIN ? EXIT_OK : fail("cannot read the history", r);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct uae_kernel_stats st;
+	bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
+	int r = uae_kernel_stats(&st);
+
+	if (r < 0)
+		return fail("cannot read the module's status", r);
+	if (json) {
+		json_object *o = json_object_new_object();
+		char instance[17];
+
+		snprintf(instance, sizeof(instance), "%016" PRIx64, st.instance);
+		json_object_object_add(o, "instance", json_object_new_string(instance));
+		json_object_object_add(o, "last_seq", json_object_new_uint64(st.last_seq));
+		json_object_object_add(o, "history_size", json_object_new_int64(st.history_size));
+		json_object_object_add(o, "history_first_seq",
+				       json_object_new_uint64(st.history_first_seq));
+		json_object_object_add(o, "lost_unread", json_object_new_uint64(st.lost_unread));
+		json_object_object_add(o, "coalesced", json_object_new_uint64(st.coalesced));
+		json_object_object_add(o, "alloc_failed", json_object_new_uint64(st.alloc_failed));
+		json_object_object_add(o, "queue_full", json_object_new_uint64(st.queue_full));
+		json_object_object_add(o, "mcast_overflow",
+				       json_object_new_uint64(st.mcast_overflow));
+		json_object_object_add(o, "coalesce_ms", json_object_new_int64(st.coalesce_ms));
+		json_object_object_add(o, "uevents", json_object_new_int(st.uevents));
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+		return EXIT_OK;
+	}
+	printf("Module instance:   %016" PRIx64 "\n", st.instance);
+	printf("Events:            %" PRIu64 "\n", st.last_seq);
+	printf("History:           %u slots, oldest event held %" PRIu64 "\n",
+	       st.history_size, st.history_first_seq);
+	printf("Lost:              %" PRIu64 " fell out of the history unread, %" PRIu64
+	       " not captured (no memory), %" PRIu64 " not captured (queue full)\n",
+	       st.lost_unread, st.alloc_failed, st.queue_full);
+	printf("Coalesced:         %" PRIu64 " occurrences\n", st.coalesced);
+	printf("Subscriber overflows: %" PRIu64 "\n", st.mcast_overflow);
+	printf("Settings:          coalesce_ms=%u uevents=%u\n", st.coalesce_ms, st.uevents);
+	return EXIT_OK;
+}
+
+static int parse_hctl(const char *arg, struct uae_inject *in)
+{
+	char tail;
+
+	if (sscanf(arg, "%u:%u:%u:%" SCNu64 "%c", &in->host, &in->channel, &in->target,
+		   &in->lun, &tail) != 4)
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_byte(const char *arg, const char *(*name_of)(uint8_t))
+{
+	uint64_t v;
+
+	for (unsigned int c = 0; c < 256; c++)
+		if (name_of((uint8_t)c) && strcasecmp(name_of((uint8_t)c), arg) == 0)
+			return (int)c;
+	return uaectl_parse_u64(arg, &v) == 0 && v <= 0xff ? (int)v : -1;
+}
+
+static int parse_hex_bytes(const char *arg, uint8_t *buf, size_t size, size_t *len)
+{
+	*len = 0;
+	for (const char *p = arg; *p;) {
+		unsigned int byte;
+
+		if (*p == ' ' || *p == ':') {
+			p++;
+			continue;
+		}
+		if (*len == size || sscanf(p, "%2x", &byte) != 1 || !p[1] || p[1] == ' ')
+			return -EINVAL;
+		buf[(*len)++] = (uint8_t)byte;
+		p += 2;
+	}
+	return 0;
+}
+
+int cmd_inject(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "hctl", required_argument, NULL, 'd' },
+		{ "sense", required_argument, NULL, 's' },
+		{ "host-byte", required_argument, NULL, 'H' },
+		{ "status", required_argument, NULL, 'S' },
+		{ "kind", required_argument, NULL, 'k' },
+		{ "count", required_argument, NULL, 'c' },
+		{}
+	};
+	static const char *const kinds[] = { NULL, "ua", "error", "timeout", "sgio" };
+	struct uae_inject in = { .host_byte = -1, .status = -1 };
+	uint8_t sense[96];
+	bool have_device = false;
+	uint64_t count;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (parse_hctl(optarg, &in) < 0)
+				goto usage;
+			have_device = true;
+			break;
+		case 's':
+			if (parse_hex_bytes(optarg, sense, sizeof(sense), &in.sense_len) < 0)
+				goto usage;
+			in.sense = sense;
+			break;
+		case 'H':
+			in.host_byte = parse_byte(optarg, uae_host_byte_name);
+			if (in.host_byte < 0)
+				goto usage;
+			break;
+		case 'S':
+			in.status = parse_byte(optarg, uae_status_name);
+			if (in.status < 0)
+				goto usage;
+			break;
+		case 'k':
+			for (int k = 1; k <= 4; k++)
+				if (strcmp(optarg, kinds[k]) == 0)
+					in.kind = k;
+			if (!in.kind)
+				goto usage;
+			break;
+		case 'c':
+			if (uaectl_parse_u64(optarg, &count) < 0 || !count || count > 100000)
+				goto usage;
+			in.count = (uint32_t)count;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (!have_device || optind != argc)
+		goto usage;
+	r = uae_inject(&in);
+	return r < 0 ? fail("cannot inject", r) : EXIT_OK;
+usage:
+	fprintf(stderr, "Usage: uaectl inject --hctl H:C:T:L [--sense HEX] [--host-byte B] "
+		"[--status S] [--kind ua|error|timeout|sgio] [--count N]\n");
+	return EXIT_USAGE;
+}
+
+int cmd_config(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "coalesce-ms", required_argument, NULL, 'c' },
+		{ "uevents", required_argument, NULL, 'u' },
+		{}
+	};
+	static const char *const modes[] = { "none", "ua", "all" };
+	int coalesce = -1, uevents = -1, c, r;
+	uint64_t v;
+
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		if (c == 'c' && uaectl_parse_u64(optarg, &v) == 0 && v <= 3600000) {
+			coalesce = (int)v;
+		} else if (c == 'u') {
+			for (int i = 0; i < 3; i++)
+				if (strcmp(optarg, modes[i]) == 0)
+					uevents = i;
+			if (uevents < 0)
+				goto usage;
+		} else {
+			goto usage;
+		}
+	}
+	if (optind != argc || (coalesce < 0 && uevents < 0))
+		goto usage;
+	r = uae_set_config(coalesce, uevents);
+	return r < 0 ? fail("cannot change the settings", r) : EXIT_OK;
+usage:
+	fprintf(stderr, "Usage: uaectl config [--coalesce-ms MS] [--uevents none|ua|all]\n");
+	return EXIT_USAGE;
+}
