@@ -10,6 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+
+#include <linux/netlink.h>
 
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -121,6 +124,9 @@ int uae_monitor_new(struct uae_monitor **ret)
 		r = uae_nlerr_to_errno(r);
 		goto fail;
 	}
+	/* Let the kernel know when this socket overflows: it counts it in its statistics. */
+	setsockopt(nl_socket_get_fd(m->sock), SOL_NETLINK, NETLINK_BROADCAST_ERROR,
+		   &(int){ 1 }, sizeof(int));
 	r = mark_start(m);
 	if (r < 0)
 		goto fail;

@@ -249,3 +249,15 @@ usage:
 	fprintf(stderr, "Usage: uaectl config [--coalesce-ms MS] [--uevents none|ua|all]\n");
 	return EXIT_USAGE;
 }
+
+int cmd_clear_history(int argc, char **argv)
+{
+	int r;
+
+	if (argc > 1) {
+		fprintf(stderr, "Usage: uaectl clear-history\n");
+		return EXIT_USAGE;
+	}
+	r = uae_clear_history();
+	return r < 0 ? fail("cannot clear the history", r) : EXIT_OK;
+}

@@ -127,6 +127,7 @@ int cmd_monitor(int argc, char **argv)
 	};
 	struct uae_monitor *m;
 	bool json = false, replay = false;
+	uint64_t overflows = 0;
 	uint64_t since = 0;
 	int c, r;
 
@@ -178,6 +179,11 @@ int cmd_monitor(int argc, char **argv)
 		while ((r = uae_monitor_receive(m, &ev)) == 0) {
 			uaectl_print_event(ev, json);
 			uae_event_unref(ev);
+		}
+		if (uae_monitor_get_overflows(m) > overflows) {
+			overflows = uae_monitor_get_overflows(m);
+			fprintf(stderr, "uaectl: the event socket overflowed; the missed events "
+				"were replayed from the kernel's history\n");
 		}
 		if (r == -EAGAIN || r == -EINTR) {
 			r = 0;

@@ -30,6 +30,7 @@ static void usage(FILE *f)
 		"                              print the events the kernel still holds\n"
 		"  status [--json]             the module's counters and settings\n"
 		"  config [--coalesce-ms MS] [--uevents none|ua|all]   change settings (root)\n"
+		"  clear-history               forget the kernel's history (root)\n"
 		"  inject --hctl H:C:T:L [--sense HEX] [--host-byte B] [--status S]\n"
 		"         [--kind ua|error|timeout|sgio] [--count N]\n"
 		"                              a synthetic event for testing (root)\n"
@@ -76,6 +77,8 @@ int main(int argc, char **argv)
 		return cmd_inject(argc - 1, argv + 1);
 	if (strcmp(argv[1], "config") == 0)
 		return cmd_config(argc - 1, argv + 1);
+	if (strcmp(argv[1], "clear-history") == 0)
+		return cmd_clear_history(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return EXIT_OK;

@@ -33,5 +33,6 @@ int cmd_history(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_clear_history(int argc, char **argv);
 
 #endif /* UAECTL_H */

@@ -10,7 +10,7 @@ clang llvm
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 systemd udev
 flex bison bc libelf-dev libssl-dev python3 dwarves
-jq sg3-utils"
+jq sg3-utils fio"
 
 missing=""
 for p in $PKGS; do

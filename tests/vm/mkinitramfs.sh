@@ -43,6 +43,9 @@ copy_elf "$userbin/uevent-agent/uaeventd" /usr/sbin/uaeventd
 copy_elf /lib/systemd/systemd-journald /lib/systemd/systemd-journald
 copy_elf /bin/journalctl /usr/bin/journalctl
 copy_elf /usr/bin/jq /usr/bin/jq
+copy_elf /usr/bin/sg_raw /usr/bin/sg_raw
+copy_elf /usr/bin/fio /usr/bin/fio
+copy_elf /usr/bin/setpriv /usr/bin/setpriv
 cat >"$stage/etc/ld.so.conf" <<EOC
 /usr/lib
 /lib/x86_64-linux-gnu
@@ -81,4 +84,5 @@ cp "$here/guest/init" "$stage/init"
 cp "$here"/guest/*.sh "$stage/bin/"
 chmod 0755 "$stage/init" "$stage"/bin/*.sh
 
+chmod 0755 "$stage"
 (cd "$stage" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out"

@@ -43,7 +43,7 @@ rm -f "$out/tap.log" "$out/console.log"
 timeout "${UAE_VM_TIMEOUT:-600}" qemu-system-x86_64 \
 	-machine pc -accel tcg -m 1024 -smp 1 \
 	-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 oops=panic uae.script=$script $append" \
+	-append "console=ttyS0 panic=-1 oops=panic uae.script=$script $append ${UAE_VM_APPEND:-}" \
 	-display none -monitor none -nic none -no-reboot \
 	$console -serial "file:$out/tap.log" || {
 	echo "run-vm: QEMU failed or timed out (kernel $kver)" >&2

@@ -84,7 +84,8 @@ setup_pipeline() {
 	start_journald || return 1
 	kmod_load sd_mod
 	kmod_load sg
-	insmod /modules/uaevents.ko || return 1
+	# shellcheck disable=SC2086
+	insmod /modules/uaevents.ko $UAE_PARAMS || return 1
 	uaectl monitor --json >/tmp/monitor.json 2>/tmp/monitor.err &
 	MONITOR_PID=$!
 	uaeventd 2>/tmp/uaeventd.err &

@@ -1,0 +1,161 @@
+#!/bin/sh
+# The kernel module in the VM, on the real kernel: error and timeout events classified,
+# the LU's identity, SG_IO apart, no noise, storm coalescing, a 10,000-event burst replayed
+# from the history, permissions, and hot-remove and reload cycles.
+. /bin/lib.sh
+
+UAE_PARAMS="history_size=16384"
+CYCLES=${CYCLES:-100}
+NOBODY="/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups"
+
+tap_diag "kernel $(uname -r)"
+check "pipeline set up (history_size=16384)" setup_pipeline
+SG=$(ls "/sys/block/$DISK/device/scsi_generic/")
+ERRFILE=$(sdebug_error_file)
+tap_diag "disk $DISK ($SG) at $HCTL, error injection: ${ERRFILE:-none}"
+
+# has FILTER: the monitor printed an event matching the jq filter.
+has() { jq -e -s "map(select($1)) | length > 0" /tmp/monitor.json >/dev/null; }
+stat_of() { uaectl status --json | jq -r ".$1"; }
+
+# ---- no noise: attaching scsi_debug gave unit attentions only ----
+sleep 1
+check "the kernel's own probing raised no error or SG_IO events" \
+	jq -e -s 'map(select(.kind != "ua")) | length == 0' /tmp/monitor.json
+
+# ---- identity ----
+raise_capacity_change
+WWID=$(cat "/sys/block/$DISK/device/wwid")
+SERIAL=$(dd if="/sys/block/$DISK/device/vpd_pg80" bs=1 skip=4 2>/dev/null | tr -d ' ')
+tap_diag "wwid '$WWID', serial '$SERIAL'"
+check "events carry the LU's WWID (as sysfs shows it), serial and sg device" \
+	wait_for 10 has ".event == \"CAPACITY_DATA_HAS_CHANGED\" and .wwid == \"$WWID\"
+		and .serial == \"$SERIAL\" and .sg_device == \"$SG\" and .device == \"$DISK\""
+
+# ---- a medium error (scsi_debug opts=2: reads of sector 0x1234 fail) ----
+echo 2 >"$SDEBUG/opts"
+echo 3 >/proc/sys/vm/drop_caches
+dd if="/dev/$DISK" of=/dev/null bs=512 skip=4660 count=1 2>/dev/null
+echo 0 >"$SDEBUG/opts"
+check "a medium error arrives: error, 11h/00h, fatal device error, no failover, MEDIUM" \
+	wait_for 10 has '.kind == "error" and .event == "UNRECOVERED_READ_ERROR" and .asc == 17
+		and .classification.severity == "fatal" and .classification.locus == "device"
+		and (.classification.failover | not) and .classification.blk_status == "MEDIUM"
+		and .errno == 61 and .opcode == 40 and .lba <= 4660 and .lba + .sectors > 4660'
+
+# ---- 6.12's scsi_debug error injection ----
+inject_error() {	# LINE: fail the next matching command, then touch the disk
+	echo "$1" >"$ERRFILE"
+	touch_disk "$DISK"
+}
+if [ -n "$ERRFILE" ]; then
+	inject_error "2 -1 0x28 0x0f 0 0 0 0 0"
+	check "a transport error arrives: DID_TRANSPORT_FAILFAST, fatal transport error, failover, TRANSPORT" \
+		wait_for 10 has '.kind == "error" and .event == "DID_TRANSPORT_FAILFAST"
+			and .host_byte == 15 and .classification.locus == "transport"
+			and .classification.failover and .classification.blk_status == "TRANSPORT"
+			and .errno == 67'
+
+	echo "2 -1 0x2a 0 0 0x2 0x7 0x27 0x07" >"$ERRFILE"
+	dd if=/dev/zero of="/dev/$DISK" bs=4096 count=1 conv=fsync 2>/dev/null
+	check "thin pool out of space: SPACE ALLOCATION FAILED WRITE PROTECT, fatal, NOSPC" \
+		wait_for 10 has '.kind == "error" and .event == "SPACE_ALLOCATION_FAILED_WRITE_PROTECT"
+			and .opcode == 42 and .classification.blk_status == "NOSPC"
+			and (.classification.failover | not) and .errno == 28'
+
+	echo 3 >"/sys/block/$DISK/device/timeout"
+	inject_error "0 -1 0x28"
+	check "a command timeout arrives: COMMAND_TIMEOUT, READ(10)" \
+		wait_for 30 has '.kind == "timeout" and .event == "COMMAND_TIMEOUT" and .opcode == 40'
+	echo 30 >"/sys/block/$DISK/device/timeout"
+else
+	tap_diag "no scsi_debug error injection on $(uname -r): transport, NOSPC, timeout not raised"
+fi
+
+# ---- SG_IO pass-through failures go to their own group ----
+sg_raw "/dev/$SG" ff 00 00 00 00 00 >/dev/null 2>&1
+check "a failed SG_IO command arrives as kind sgio, flagged pass-through" \
+	wait_for 10 has '.kind == "sgio" and .event == "INVALID_COMMAND_OPERATION_CODE"
+		and .opcode == 255 and (.flags % 2) == 1'
+check "and not as a block I/O error" \
+	jq -e -s 'map(select(.kind == "error" and .opcode == 255)) | length == 0' /tmp/monitor.json
+
+# ---- storm coalescing: 50 identical UAs in one window ----
+coalesced_before=$(stat_of coalesced)
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a1000000000 --count 50
+timestamp_events() {
+	jq -e -s 'map(select(.event == "TIMESTAMP_CHANGED")) |
+		length == 2 and (map(.repeat) | add) == 50' /tmp/monitor.json >/dev/null
+}
+check "a storm of 50 identical UAs gives 2 events whose repeat counts add up to 50" \
+	wait_for 10 timestamp_events
+check "the module counted 48 occurrences as coalesced" \
+	sh -c "[ \$(uaectl status --json | jq .coalesced) -eq $((coalesced_before + 48)) ]"
+
+# ---- permissions ----
+tap_diag "as nobody: $($NOBODY uaectl status 2>&1 | head -n 2 | tr "\n" " ")"
+check "an unprivileged user can read the status" $NOBODY uaectl status
+for cmd in "config --coalesce-ms 5" "inject --hctl $HCTL --host-byte DID_ERROR" \
+	   "clear-history"; do
+	# shellcheck disable=SC2086
+	$NOBODY uaectl $cmd >/dev/null 2>&1
+	tap_result $(($? == 4 ? 0 : 1)) "an unprivileged user cannot: uaectl $cmd (exit 4)"
+done
+
+# ---- a 10,000-event burst while a subscriber does not read ----
+kill "$UAEVENTD_PID" 2>/dev/null
+uaectl config --coalesce-ms 0
+uaectl monitor --json >/tmp/burst.json 2>/tmp/burst.err &
+burst_pid=$!
+sleep 1
+kill -STOP "$burst_pid"
+start=$(stat_of last_seq)
+overflow_before=$(stat_of mcast_overflow)
+uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count 10000
+end=$(stat_of last_seq)
+kill -CONT "$burst_pid"
+tap_diag "burst: sequence numbers $((start + 1))..$end"
+burst_done() { jq -e --argjson last "$end" 'select(.seq == $last)' /tmp/burst.json >/dev/null; }
+check "the burst gave 10000 events" [ $((end - start)) -eq 10000 ]
+check "the kernel saw the stopped subscriber's socket overflow (ENOBUFS)" \
+	sh -c "[ \$(uaectl status --json | jq .mcast_overflow) -gt $overflow_before ]"
+check "after the burst the subscriber caught up" wait_for 120 burst_done
+check "the subscriber says it overflowed and replayed from the history" \
+	grep -q "overflowed; the missed events were replayed" /tmp/burst.err
+check "every sequence number of the burst arrived exactly once, no gap" \
+	jq -e -s --argjson s "$start" --argjson e "$end" \
+		'map(select(.seq > $s and .seq <= $e)) | (map(.seq) == [range($s + 1; $e + 1)])
+		 and all(.gap == 0)' /tmp/burst.json
+tap_diag "burst subscriber: $(cat /tmp/burst.err | tr '\n' ' ')"
+kill "$burst_pid" 2>/dev/null
+uaectl config --coalesce-ms 1000
+
+# ---- hot-remove and re-add scsi_debug hosts while events are raised ----
+hot_cycles() {
+	for i in $(seq "$CYCLES"); do
+		echo 1 >"$SDEBUG/add_host" || return 1
+		uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0e00000000 \
+			>/dev/null || return 1
+		echo -1 >"$SDEBUG/add_host" || return 1
+	done
+}
+check "$CYCLES cycles of adding and removing a scsi_debug host with events raised" hot_cycles
+
+# ---- rmmod/insmod with live subscribers ----
+reload_cycles() {
+	for i in $(seq "$CYCLES"); do
+		uaectl monitor --json >/dev/null 2>&1 &
+		mon=$!
+		uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0900000000 \
+			>/dev/null 2>&1
+		rmmod uaevents || { echo "rmmod failed in cycle $i"; return 1; }
+		insmod /modules/uaevents.ko || return 1
+		kill "$mon" 2>/dev/null
+	done
+}
+check "$CYCLES cycles of rmmod/insmod uaevents with live subscribers; rmmod always succeeds" \
+	reload_cycles
+check "rmmod at the end" rmmod uaevents
+check "no oops, BUG or WARNING in the kernel log" \
+	sh -c '! dmesg | grep -E "BUG:|WARNING:|Oops|Call Trace"'
+echo "1..$tap_n" >"$TAP"
