@@ -47,11 +47,15 @@ fuzz-check: user
 checkpatch: deps
 	tests/run-stage.sh checkpatch $(BUILD)/results tests/checkpatch.sh
 
+# Each test kernel boots once per guest script: e2e.sh (the pipeline to the journal) and
+# kernel.sh (the module: errors, identity, coalescing, burst and replay, robustness).
+VM_SCRIPTS ?= e2e kernel
+
 vm-check: user
-	@status=0; for k in $(KERNELS); do \
-		tests/run-stage.sh vm-$$k $(BUILD)/results \
-			tests/vm/run-vm.sh $$k e2e.sh $(USERBIN) $(BUILD)/vm/$$k || status=1; \
-	done; exit $$status
+	@status=0; for k in $(KERNELS); do for s in $(VM_SCRIPTS); do \
+		tests/run-stage.sh vm-$$s-$$k $(BUILD)/results \
+			tests/vm/run-vm.sh $$k $$s.sh $(USERBIN) $(BUILD)/vm/$$s-$$k || status=1; \
+	done; done; exit $$status
 
 check: deps
 	@rm -rf $(BUILD)/results

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the module's logic that runs without SCSI hardware: storm coalescing
+ * (kernel/uae_coalesce.c) and the netlink attributes of an event (kernel/uae_message.c).
+ */
+#include <kunit/test.h>
+#include <net/netlink.h>
+
+#include "uae_coalesce.c"
+#include "uae_message.c"
+
+#define MS(n) ((u64)(n) * NSEC_PER_MSEC)
+
+static struct uae_event *new_event(struct kunit *test, const void *sdev, u8 asc)
+{
+	struct uae_event *ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	ev->key = (struct uae_coalesce_key){ .sdev = sdev, .kind = UAEVENTS_KIND_UA,
+					     .sense_key = 6, .asc = asc };
+	ev->rec.repeat = 1;
+	return ev;
+}
+
+static void uae_kunit_coalesce_off(struct kunit *test)
+{
+	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	int i;
+
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0x2a), MS(i), 0),
+				UAE_COALESCE_PUBLISH);
+	KUNIT_EXPECT_EQ(test, uae_coalesce_next_due(c, 0), U64_MAX);
+}
+
+/* A storm: one event at once, then one per window carrying the count. */
+static void uae_kunit_coalesce_storm(struct kunit *test)
+{
+	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct uae_event *held;
+	u64 w = MS(1000);
+	int i;
+
+	KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0x2a), MS(0), w),
+			UAE_COALESCE_PUBLISH);
+	held = new_event(test, test, 0x2a);
+	KUNIT_EXPECT_EQ(test, uae_coalesce(c, held, MS(10), w), UAE_COALESCE_HOLD);
+	for (i = 0; i < 48; i++)
+		KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0x2a), MS(20 + i), w),
+				UAE_COALESCE_FOLD);
+	KUNIT_EXPECT_EQ(test, held->rec.repeat, 49U);
+	/* Another kind of event, or another device, is not part of the storm. */
+	KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0x3f), MS(30), w),
+			UAE_COALESCE_PUBLISH);
+	KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, c, 0x2a), MS(30), w),
+			UAE_COALESCE_PUBLISH);
+
+	KUNIT_EXPECT_EQ(test, uae_coalesce_next_due(c, w), MS(1000));
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(999), w));
+	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(1000), w), held);
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(1000), w));
+
+	/* The storm goes on: held again until a whole window after the flush. */
+	held = new_event(test, test, 0x2a);
+	KUNIT_EXPECT_EQ(test, uae_coalesce(c, held, MS(1500), w), UAE_COALESCE_HOLD);
+	KUNIT_EXPECT_EQ(test, uae_coalesce_next_due(c, w), MS(2000));
+	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(2000), w), held);
+	/* Quiet for a window: the next occurrence is published at once. */
+	KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0x2a), MS(3001), w),
+			UAE_COALESCE_PUBLISH);
+}
+
+/* Every slot holding a storm: a new kind is published, never lost. */
+static void uae_kunit_coalesce_full(struct kunit *test)
+{
+	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	u64 w = MS(1000);
+	int i;
+
+	for (i = 0; i < UAE_RECENT_SLOTS; i++) {
+		uae_coalesce(c, new_event(test, test, i), MS(0), w);
+		KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, i), MS(1), w),
+				UAE_COALESCE_HOLD);
+	}
+	KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0xee), MS(2), w),
+			UAE_COALESCE_PUBLISH);
+	for (i = 0; i < UAE_RECENT_SLOTS; i++)
+		KUNIT_EXPECT_NOT_NULL(test, uae_coalesce_take_due(c, MS(0), 0));
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(0), 0));
+}
+
+static const struct uae_record uae_kunit_record = {
+	.seq = 42, .timestamp_ns = 1000, .kind = UAEVENTS_KIND_ERROR, .flags = 1, .repeat = 3,
+	.host = 2, .channel = 0, .target = 1, .lun = 7, .devname = "sdc", .sgdev = "sg2",
+	.wwid = "naa.5000", .serial = "", .sense = { 0x70, 0, 3 }, .sense_len = 18,
+	.sense_key = 3, .asc = 0x11, .ascq = 0, .name = "UNRECOVERED_READ_ERROR",
+	.opcode = 0x28, .has_lba = true, .lba = 4656, .sectors = 8, .host_byte = 0,
+	.status = 2, .error = 61,
+	.class = { .severity = UAE_SEV_FATAL, .locus = UAE_LOCUS_DEVICE,
+		   .blk_status = UAE_BLK_MEDIUM, .rule = 35 },
+};
+
+static void uae_kunit_message(struct kunit *test)
+{
+	struct sk_buff *skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	struct nlattr *tb[UAEVENTS_ATTR_MAX + 1];
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &uae_kunit_record, 0xabc), 0);
+	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
+					skb->len, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, nla_get_u64(tb[UAEVENTS_ATTR_SEQ]), 42ULL);
+	KUNIT_EXPECT_EQ(test, nla_get_u64(tb[UAEVENTS_ATTR_INSTANCE]), 0xabcULL);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[UAEVENTS_ATTR_KIND]), UAEVENTS_KIND_ERROR);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[UAEVENTS_ATTR_REPEAT]), 3U);
+	KUNIT_EXPECT_EQ(test, nla_get_u64(tb[UAEVENTS_ATTR_LUN]), 7ULL);
+	KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[UAEVENTS_ATTR_DEVNAME]), "sdc");
+	KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[UAEVENTS_ATTR_SGDEV]), "sg2");
+	KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[UAEVENTS_ATTR_WWID]), "naa.5000");
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_SERIAL]);	/* empty: left out */
+	KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[UAEVENTS_ATTR_EVENT]),
+			   "UNRECOVERED_READ_ERROR");
+	KUNIT_EXPECT_EQ(test, nla_len(tb[UAEVENTS_ATTR_SENSE]), 18);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[UAEVENTS_ATTR_ASC]), 0x11);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[UAEVENTS_ATTR_OPCODE]), 0x28);
+	KUNIT_EXPECT_EQ(test, nla_get_u64(tb[UAEVENTS_ATTR_LBA]), 4656ULL);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[UAEVENTS_ATTR_ERRNO]), 61U);
+	KUNIT_EXPECT_EQ(test, nla_get_u16(tb[UAEVENTS_ATTR_CLASS_RULE]), 35);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[UAEVENTS_ATTR_BLK_STATUS]), UAE_BLK_MEDIUM);
+	kfree_skb(skb);
+}
+
+/* A unit attention carries no command fields; a full buffer is an error, not an overrun. */
+static void uae_kunit_message_ua_and_full(struct kunit *test)
+{
+	struct uae_record rec = uae_kunit_record;
+	struct nlattr *tb[UAEVENTS_ATTR_MAX + 1];
+	struct sk_buff *skb;
+
+	rec.kind = UAEVENTS_KIND_UA;
+	rec.has_lba = false;
+	rec.error = 0;
+	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &rec, 1), 0);
+	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
+					skb->len, NULL, NULL), 0);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_OPCODE]);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_LBA]);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_ERRNO]);
+	KUNIT_EXPECT_NOT_NULL(test, tb[UAEVENTS_ATTR_ASC]);
+	kfree_skb(skb);
+
+	skb = alloc_skb(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, uae_put_record(skb, &uae_kunit_record, 1), -EMSGSIZE);
+	kfree_skb(skb);
+}
+
+static struct kunit_case uae_kernel_cases[] = {
+	KUNIT_CASE(uae_kunit_coalesce_off),
+	KUNIT_CASE(uae_kunit_coalesce_storm),
+	KUNIT_CASE(uae_kunit_coalesce_full),
+	KUNIT_CASE(uae_kunit_message),
+	KUNIT_CASE(uae_kunit_message_ua_and_full),
+	{}
+};
+
+static struct kunit_suite uae_kernel_suite = {
+	.name = "uaevents-module",
+	.test_cases = uae_kernel_cases,
+};
+kunit_test_suite(uae_kernel_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the uaevents module logic");
+MODULE_LICENSE("GPL");
