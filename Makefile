@@ -5,6 +5,7 @@
 #   make check   set up, build, run the Check unit tests, checkpatch, KUnit (UML), a short
 #                fuzz pass and the VM end-to-end tests
 #   make fuzz    fuzz the shared decoder for FUZZ_SECONDS
+#   make bench   fio IOPS with uaevents.ko loaded against the stock path
 
 BUILD       ?= build
 USERBIN     := $(BUILD)/user
@@ -68,6 +69,12 @@ check: deps
 	tests/summary.sh $(BUILD)/results; \
 	exit $$status
 
+# Successful I/O with and without the module, one VM per kernel; prints IOPS ratios.
+bench: user
+	@for k in $(KERNELS); do \
+		tests/vm/run-vm.sh $$k bench.sh $(USERBIN) $(BUILD)/vm/bench-$$k | grep -E '#|run-vm'; \
+	done
+
 demo: user
 	tests/vm/run-vm.sh $(DEMO_KERNEL) demo.sh $(USERBIN) $(BUILD)/vm/demo --console
 
@@ -75,4 +82,4 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all deps user modules unit-check kunit-check fuzz fuzz-check checkpatch vm-check \
-	check demo clean
+	check bench demo clean
