@@ -45,7 +45,7 @@ fuzz-check: user
 	tests/run-stage.sh fuzz $(BUILD)/results \
 		tests/fuzz/run-fuzz.sh $(BUILD)/fuzz $(USERBIN)/sense $(FUZZ_CHECK_SECONDS)
 
-checkpatch: deps
+checkpatch: modules
 	tests/run-stage.sh checkpatch $(BUILD)/results tests/checkpatch.sh
 
 # Each test kernel boots once per guest script: e2e.sh (the pipeline to the journal) and

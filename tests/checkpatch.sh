@@ -1,6 +1,7 @@
 #!/bin/sh
 # Kernel coding style: scripts/checkpatch.pl from Debian's linux-source-6.1 over every file
 # that is compiled into the kernel module.  TAP, one line per file; fails on any warning.
+# Then modinfo: every module parameter of the built modules is described.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$("$top/scripts/fetch-linux-source.sh")
@@ -18,6 +19,19 @@ for f in $files; do
 		echo "not ok $n - checkpatch $f"
 		echo "$out" | sed 's/^/# /'
 	fi
+done
+# modinfo describes every parameter of every module built (make modules).
+for ko in build/kmod/*/uaevents.ko; do
+	[ -e "$ko" ] || continue
+	for parm in history_size max_pending coalesce_ms uevents; do
+		n=$((n + 1))
+		if modinfo -F parm "$ko" | grep -q "^$parm:[A-Z].* (uint)$"; then
+			echo "ok $n - modinfo describes $parm ($ko)"
+		else
+			failed=$((failed + 1))
+			echo "not ok $n - modinfo describes $parm ($ko)"
+		fi
+	done
 done
 echo "1..$n"
 [ "$failed" -eq 0 ]

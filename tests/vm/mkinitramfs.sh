@@ -46,6 +46,7 @@ copy_elf /usr/bin/jq /usr/bin/jq
 copy_elf /usr/bin/sg_raw /usr/bin/sg_raw
 copy_elf /usr/bin/fio /usr/bin/fio
 copy_elf /usr/bin/setpriv /usr/bin/setpriv
+copy_elf /bin/udevadm /usr/bin/udevadm
 cat >"$stage/etc/ld.so.conf" <<EOC
 /usr/lib
 /lib/x86_64-linux-gnu

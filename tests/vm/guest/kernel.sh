@@ -18,6 +18,11 @@ tap_diag "disk $DISK ($SG) at $HCTL, error injection: ${ERRFILE:-none}"
 has() { jq -e -s "map(select($1)) | length > 0" /tmp/monitor.json >/dev/null; }
 stat_of() { uaectl status --json | jq -r ".$1"; }
 
+# ---- uevents: the kernel's own netlink uevents, as udev would receive them ----
+udevadm monitor --kernel --property --subsystem-match=scsi >/tmp/uevents.txt 2>&1 &
+UDEVMON_PID=$!
+sleep 1
+
 # ---- no noise: attaching scsi_debug gave unit attentions only ----
 sleep 1
 check "the kernel's own probing raised no error or SG_IO events" \
@@ -31,6 +36,35 @@ tap_diag "wwid '$WWID', serial '$SERIAL'"
 check "events carry the LU's WWID (as sysfs shows it), serial and sg device" \
 	wait_for 10 has ".event == \"CAPACITY_DATA_HAS_CHANGED\" and .wwid == \"$WWID\"
 		and .serial == \"$SERIAL\" and .sg_device == \"$SG\" and .device == \"$DISK\""
+
+# Our KOBJ_CHANGE carries UAEVENTS_* keys and never SDEV_UA=: with the stock kernel's own
+# capacity event switched on, SDEV_UA= must arrive exactly once.
+uevent_count() { grep -c "^$1\$" /tmp/uevents.txt; }
+check "the UA became a KOBJ_CHANGE uevent on the scsi_device with UAEVENTS_* keys" \
+	wait_for 10 grep -q "^UAEVENTS_EVENT=CAPACITY_DATA_HAS_CHANGED$" /tmp/uevents.txt
+check "the uevent names the device, H:C:T:L, ASC/ASCQ and WWID" \
+	sh -c "grep -q '^UAEVENTS_HCTL=$HCTL\$' /tmp/uevents.txt &&
+		grep -q '^UAEVENTS_ASC=0x2a\$' /tmp/uevents.txt &&
+		grep -q '^UAEVENTS_DEVICE=$DISK\$' /tmp/uevents.txt &&
+		grep -q '^UAEVENTS_WWID=$WWID\$' /tmp/uevents.txt"
+echo 1 >"/sys/block/$DISK/device/evt_capacity_change_reported"
+echo 2 >"$SDEBUG/virtual_gb"
+touch_disk "$DISK"
+wait_for 10 sh -c '[ $(grep -c "^UAEVENTS_EVENT=CAPACITY_DATA_HAS_CHANGED$" /tmp/uevents.txt) -eq 2 ]'
+sleep 1
+tap_diag "uevents: $(grep -E '^(SDEV_UA|UAEVENTS_EVENT)=' /tmp/uevents.txt | tr '\n' ' ')"
+check "the stock kernel's SDEV_UA uevent still comes, once per capacity UA" \
+	sh -c '[ $(grep -c "^SDEV_UA=CAPACITY_DATA_HAS_CHANGED$" /tmp/uevents.txt) -eq 2 ]'
+check "no uevent of uaevents carries SDEV_UA= (rules for it must not fire twice)" \
+	awk -v RS= '/UAEVENTS_EVENT=/ && /SDEV_UA=/ { bad = 1 } END { exit bad }' /tmp/uevents.txt
+uaectl config --uevents none
+echo 3 >"$SDEBUG/virtual_gb"
+touch_disk "$DISK"
+wait_for 10 sh -c '[ $(grep -c "^SDEV_UA=CAPACITY_DATA_HAS_CHANGED$" /tmp/uevents.txt) -eq 3 ]'
+check "uevents switched off: no UAEVENTS uevent for the next UA" \
+	sh -c '[ $(grep -c "^UAEVENTS_EVENT=CAPACITY_DATA_HAS_CHANGED$" /tmp/uevents.txt) -eq 2 ]'
+uaectl config --uevents ua
+kill "$UDEVMON_PID"
 
 # ---- a medium error (scsi_debug opts=2: reads of sector 0x1234 fail) ----
 echo 2 >"$SDEBUG/opts"
@@ -155,6 +189,19 @@ reload_cycles() {
 }
 check "$CYCLES cycles of rmmod/insmod uaevents with live subscribers; rmmod always succeeds" \
 	reload_cycles
+# ---- events that fall out of the history unread are counted, and a replay reports them ----
+kill "$MONITOR_PID" 2>/dev/null	# no subscriber at all now
+rmmod uaevents
+insmod /modules/uaevents.ko history_size=16
+uaectl config --coalesce-ms 0
+uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count 40
+check "40 events nobody read through a history of 16: 24 counted as lost unread" \
+	sh -c '[ $(uaectl status --json | jq .lost_unread) -eq 24 ]'
+uaectl history --json >/tmp/history.json 2>/tmp/history.err
+check "the history replays the last 16, and says 24 were lost before them" \
+	sh -c "jq -e -s 'map(.seq) == [range(25; 41)]' /tmp/history.json >/dev/null &&
+		grep -q '24 events lost before seq 25' /tmp/history.err"
+
 check "rmmod at the end" rmmod uaevents
 check "no oops, BUG or WARNING in the kernel log" \
 	sh -c '! dmesg | grep -E "BUG:|WARNING:|Oops|Call Trace"'
