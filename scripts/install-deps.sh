@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="build-essential cmake pkg-config git
-libnl-3-dev libnl-genl-3-dev libsystemd-dev libudev-dev libjson-c-dev
+libnl-3-dev libnl-genl-3-dev libsystemd-dev libudev-dev libjson-c-dev libinih-dev
 check
 clang llvm
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod

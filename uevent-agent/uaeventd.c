@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * uaeventd: writes every uaevents event to the systemd journal.
+ * uaeventd: every uaevents event to the systemd journal, then rescans and hook scripts.
  *
- * One sd-event loop; the libuaevents monitor's fd is its only source besides signals.
+ * One sd-event loop: the libuaevents monitor (or, without the module, the stock kernel's
+ * SDEV_UA= uevents through libudev), signals, rescan and hook children.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,9 +18,15 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <systemd/sd-journal.h>
+#include <libudev.h>
 
 #include "libuaevents.h"
+#include "config.h"
+#include "event.h"
+#include "hooks.h"
 #include "message_ids.h"
+#include "rescan.h"
+#include "state.h"
 
 static const struct uae_message_id *message_id_for(struct uae_event *ev)
 {
@@ -122,65 +129,273 @@ static int log_event(struct uae_event *ev)
 	return 0;
 }
 
+#define DEFAULT_CONFIG "/etc/uaevents/uaeventd.conf"
+
+struct daemon {
+	const char *config_path;
+	struct uaed_config cfg;
+	sd_event *loop;
+	struct uae_monitor *monitor;
+	struct udev *udev;
+	struct udev_monitor *udev_monitor;
+	struct uaed_hooks *hooks;
+	struct uaed_rescan *rescan;
+	struct uaed_state state;
+	bool state_dirty;
+};
+
+static void fill_identity(struct uaed_event *e)
+{
+	if (!e->wwid[0])
+		uaed_sysfs_read(e->hctl, "wwid", e->wwid, sizeof(e->wwid));
+	uaed_sysfs_read(e->hctl, "vendor", e->vendor, sizeof(e->vendor));
+	uaed_sysfs_read(e->hctl, "model", e->model, sizeof(e->model));
+	uaed_sysfs_read(e->hctl, "rev", e->rev, sizeof(e->rev));
+}
+
+static void act_on(struct daemon *d, struct uaed_event *e)
+{
+	fill_identity(e);
+	uaed_rescan_event(d->rescan, e);
+	uaed_hooks_run(d->hooks, e);
+}
+
+static void from_module_event(struct uae_event *ev, struct uaed_event *e)
+{
+	const char *s;
+
+	memset(e, 0, sizeof(*e));
+	e->ev = ev;
+	snprintf(e->kind, sizeof(e->kind), "%s", uae_event_get_kind_name(ev));
+	snprintf(e->name, sizeof(e->name), "%s", uae_event_get_name(ev));
+	snprintf(e->category, sizeof(e->category), "%s", uae_event_get_category(ev));
+	e->host = uae_event_get_host(ev);
+	e->channel = uae_event_get_channel(ev);
+	e->target = uae_event_get_target(ev);
+	e->lun = uae_event_get_lun(ev);
+	snprintf(e->hctl, sizeof(e->hctl), "%s", uae_event_get_hctl(ev));
+	s = uae_event_get_devname(ev);
+	snprintf(e->devname, sizeof(e->devname), "%s", s ? s : "");
+	s = uae_event_get_wwid(ev);
+	snprintf(e->wwid, sizeof(e->wwid), "%s", s ? s : "");
+}
+
+static void handle_event(struct daemon *d, struct uae_event *ev)
+{
+	struct uaed_event e;
+	int r = log_event(ev);
+
+	if (r < 0)
+		fprintf(stderr, "uaeventd: cannot write to the journal: %s\n", strerror(-r));
+	d->state.instance = uae_event_get_instance(ev);
+	d->state.seq = uae_event_get_seq(ev);
+	d->state_dirty = true;
+	from_module_event(ev, &e);
+	act_on(d, &e);
+}
+
+/* After each batch: where the journal stands, for the next start. */
+static void save_state(struct daemon *d)
+{
+	int r;
+
+	if (!d->state_dirty)
+		return;
+	r = uaed_state_save(d->cfg.state_file, &d->state);
+	if (r < 0)
+		sd_journal_print(LOG_ERR, "uaeventd: cannot write %s: %s", d->cfg.state_file,
+				 strerror(-r));
+	d->state_dirty = false;
+}
+
 static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	struct uae_monitor *m = userdata;
+	struct daemon *d = userdata;
 	struct uae_event *ev;
 	int r;
 
-	(void)s;
-	(void)fd;
-	(void)revents;
-	while ((r = uae_monitor_receive(m, &ev)) == 0) {
-		r = log_event(ev);
-		if (r < 0)
-			fprintf(stderr, "uaeventd: cannot write to the journal: %s\n",
-				strerror(-r));
+	while ((r = uae_monitor_receive(d->monitor, &ev)) == 0) {
+		handle_event(d, ev);
 		uae_event_unref(ev);
 	}
+	save_state(d);
 	if (r != -EAGAIN && r != -EINTR)
 		sd_journal_print(LOG_ERR, "uaeventd: %s", uae_strerror(r));
 	return 0;
 }
 
-int main(void)
+/* Without the module: the stock kernel's SDEV_UA= uevents, fewer fields, same actions. */
+static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	struct uae_monitor *m = NULL;
-	sd_event *loop = NULL;
+	struct daemon *d = userdata;
+	struct udev_device *dev;
+
+	while ((dev = udev_monitor_receive_device(d->udev_monitor))) {
+		const char *ua = udev_device_get_property_value(dev, "SDEV_UA");
+		const char *sysname = udev_device_get_sysname(dev);
+		struct uaed_event e = { 0 };
+		unsigned long long lun;
+
+		if (ua && sysname && sscanf(sysname, "%u:%u:%u:%llu", &e.host, &e.channel,
+					    &e.target, &lun) == 4) {
+			e.lun = lun;
+			uaed_sanitize(ua, e.name, sizeof(e.name));
+			snprintf(e.kind, sizeof(e.kind), "ua");
+			snprintf(e.category, sizeof(e.category), "unknown");
+			snprintf(e.hctl, sizeof(e.hctl), "%s", sysname);
+			sd_journal_send("MESSAGE=[%s]: unit attention %s (stock kernel uevent)",
+					e.hctl, e.name, "PRIORITY=%d",
+					strcmp(e.name, "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED") ?
+					LOG_NOTICE : LOG_WARNING,
+					"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_KIND=ua",
+					"UAEVENTS_EVENT=%s", e.name, "UAEVENTS_HCTL=%s", e.hctl,
+					"UAEVENTS_SOURCE=sdev_ua", NULL);
+			act_on(d, &e);
+		}
+		udev_device_unref(dev);
+	}
+	return 0;
+}
+
+static int start_udev_fallback(struct daemon *d)
+{
+	int r;
+
+	d->udev = udev_new();
+	if (!d->udev)
+		return -ENOMEM;
+	d->udev_monitor = udev_monitor_new_from_netlink(d->udev, "kernel");
+	if (!d->udev_monitor)
+		return -ENOMEM;
+	r = udev_monitor_filter_add_match_subsystem_devtype(d->udev_monitor, "scsi", NULL);
+	if (r >= 0)
+		r = udev_monitor_enable_receiving(d->udev_monitor);
+	if (r >= 0)
+		r = sd_event_add_io(d->loop, NULL, udev_monitor_get_fd(d->udev_monitor), EPOLLIN,
+				    on_udev, d);
+	return r;
+}
+
+/* Replay what happened since the last event logged, by the state file and the journal. */
+static int start_monitor(struct daemon *d)
+{
+	struct uae_kernel_stats ks;
+	struct uaed_state st;
+	uint64_t since;
+	int r;
+
+	r = uae_monitor_new(&d->monitor);
+	if (r < 0)
+		return r;
+	r = uae_kernel_stats(&ks);
+	if (r < 0)
+		return r;
+	if (uaed_state_load(d->cfg.state_file, &st) < 0) {
+		sd_journal_print(LOG_INFO, "uaeventd: no state yet; logging events from now on");
+		return sd_event_add_io(d->loop, NULL, uae_monitor_get_fd(d->monitor), EPOLLIN,
+				       on_monitor, d);
+	}
+	/* Another instance: the module was reloaded; all of its history is new to us. */
+	since = st.instance == ks.instance ? st.seq : 0;
+	if (uaed_journal_last_seq(ks.instance) > since)
+		since = uaed_journal_last_seq(ks.instance);
+	d->state.instance = ks.instance;
+	d->state.seq = since;
+	sd_journal_print(LOG_INFO, "uaeventd: replaying events after %016" PRIx64 "/%" PRIu64,
+			 ks.instance, since);
+	r = uae_monitor_replay(d->monitor, since);
+	if (r < 0)
+		return r;
+	r = sd_event_add_io(d->loop, NULL, uae_monitor_get_fd(d->monitor), EPOLLIN, on_monitor, d);
+	if (r >= 0)
+		on_monitor(NULL, -1, 0, d);	/* what the replay queued */
+	return r;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct daemon *d = userdata;
+	struct uaed_config cfg;
+
+	if (uaed_config_load(&cfg, d->config_path) < 0) {
+		sd_journal_print(LOG_ERR, "uaeventd: %s is bad; keeping the old configuration",
+				 d->config_path);
+		return 0;
+	}
+	d->cfg = cfg;
+	uaed_hooks_scan(d->hooks, &d->cfg);
+	sd_journal_print(LOG_INFO, "uaeventd: configuration reloaded");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = { .config_path = DEFAULT_CONFIG };
 	sigset_t mask;
 	int r;
 
-	r = uae_monitor_new(&m);
+	if (argc == 3 && strcmp(argv[1], "--config") == 0) {
+		d.config_path = argv[2];
+	} else if (argc != 1) {
+		fprintf(stderr, "Usage: uaeventd [--config FILE]\n");
+		return EXIT_FAILURE;
+	}
+	r = uaed_config_load(&d.cfg, d.config_path);
 	if (r < 0) {
-		fprintf(stderr, "uaeventd: cannot subscribe to uaevents: %s\n", uae_strerror(r));
+		fprintf(stderr, "uaeventd: cannot load %s: %s\n", d.config_path, strerror(-r));
 		return EXIT_FAILURE;
 	}
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
-	r = sd_event_default(&loop);
+	r = sd_event_default(&d.loop);
 	if (r >= 0)
-		r = sd_event_add_signal(loop, NULL, SIGTERM, NULL, NULL);
+		r = sd_event_add_signal(d.loop, NULL, SIGTERM, NULL, NULL);
 	if (r >= 0)
-		r = sd_event_add_signal(loop, NULL, SIGINT, NULL, NULL);
+		r = sd_event_add_signal(d.loop, NULL, SIGINT, NULL, NULL);
 	if (r >= 0)
-		r = sd_event_add_io(loop, NULL, uae_monitor_get_fd(m), EPOLLIN, on_monitor, m);
+		r = sd_event_add_signal(d.loop, NULL, SIGHUP, on_sighup, &d);
 	if (r >= 0)
-		r = sd_event_set_watchdog(loop, true);
+		r = sd_event_set_watchdog(d.loop, true);
+	if (r >= 0)
+		r = uaed_hooks_new(&d.hooks, d.loop);
+	if (r >= 0)
+		r = uaed_rescan_new(&d.rescan, d.loop, &d.cfg);
 	if (r < 0) {
 		fprintf(stderr, "uaeventd: cannot set up the event loop: %s\n", strerror(-r));
 		goto out;
 	}
+	uaed_hooks_scan(d.hooks, &d.cfg);
 
-	sd_journal_print(LOG_INFO, "uaeventd: listening for SCSI unit attentions");
-	sd_notify(0, "READY=1\nSTATUS=Listening for SCSI unit attentions");
-	r = sd_event_loop(loop);
+	r = start_monitor(&d);
+	if (r == -ENOENT) {
+		sd_journal_print(LOG_WARNING, "uaeventd: the uaevents module is not loaded; "
+				 "falling back to the stock kernel's SDEV_UA uevents (fewer "
+				 "kinds and fields)");
+		r = start_udev_fallback(&d);
+	}
+	if (r < 0) {
+		fprintf(stderr, "uaeventd: cannot subscribe: %s\n", uae_strerror(r));
+		goto out;
+	}
+
+	sd_journal_print(LOG_INFO, "uaeventd: listening for SCSI events%s",
+			 d.cfg.rescan ? "" : " (observe only: no rescans)");
+	sd_notify(0, "READY=1\nSTATUS=Listening for SCSI events");
+	r = sd_event_loop(d.loop);
 	sd_notify(0, "STOPPING=1");
+	save_state(&d);
 out:
-	sd_event_unref(loop);
-	uae_monitor_unref(m);
+	uaed_rescan_free(d.rescan);
+	uaed_hooks_free(d.hooks);
+	udev_monitor_unref(d.udev_monitor);
+	udev_unref(d.udev);
+	uae_monitor_unref(d.monitor);
+	sd_event_unref(d.loop);
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

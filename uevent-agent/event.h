@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * uaeventd's view of an event, from either source: the module (libuaevents) or, without
+ * it, the stock kernel's SDEV_UA= uevents (fewer fields).
+ */
+#ifndef UAED_EVENT_H
+#define UAED_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct uae_event;
+
+struct uaed_event {
+	struct uae_event *ev;		/* NULL for a stock SDEV_UA uevent */
+	char kind[16];			/* "ua", "error", ... */
+	char name[64];			/* "CAPACITY_DATA_HAS_CHANGED" */
+	char category[16];		/* "inventory", ...; "none" */
+	unsigned int host, channel, target;
+	uint64_t lun;
+	char hctl[64];
+	char devname[32];
+	char wwid[128];
+	/* Device-supplied; read from sysfs when the daemon handles the event. */
+	char vendor[32], model[32], rev[16];
+};
+
+/* Sysfs strings of the scsi_device at @hctl ("vendor", "model", "wwid"...), trimmed. */
+int uaed_sysfs_read(const char *hctl, const char *attr, char *buf, size_t size);
+
+#endif /* UAED_EVENT_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * uaeventd's hook scripts, in the manner of ZFS's zedlets: executables in one folder,
+ * named after the events they want, run per event with an environment built from scratch.
+ */
+#ifndef UAED_HOOKS_H
+#define UAED_HOOKS_H
+
+#include <stddef.h>
+
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "event.h"
+
+struct uaed_hooks;
+
+int uaed_hooks_new(struct uaed_hooks **ret, sd_event *loop);
+void uaed_hooks_free(struct uaed_hooks *h);
+/* (Re)read the folder: hooks not owned by root or writable by others are refused, logged. */
+void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg);
+/* Start (or queue, past max_concurrent) every hook that wants @e. */
+void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *e);
+
+/*
+ * A device- or kernel-supplied string made safe for an environment variable: printable
+ * ASCII without shell metacharacters ($ ` ; & | < > ( ) { } \ " ' * ? ! ~ #), each of
+ * those and any control character replaced by '_'.  Always NUL-terminates.
+ */
+void uaed_sanitize(const char *in, char *out, size_t size);
+
+#endif /* UAED_HOOKS_H */

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * uaeventd: where the last run stopped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <systemd/sd-journal.h>
+
+#include "state.h"
+
+int uaed_state_load(const char *path, struct uaed_state *st)
+{
+	FILE *f = fopen(path, "re");
+	int n;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%" SCNx64 " %" SCNu64, &st->instance, &st->seq);
+	fclose(f);
+	return n == 2 ? 0 : -EBADMSG;
+}
+
+int uaed_state_save(const char *path, const struct uaed_state *st)
+{
+	char tmp[512], dir[512];
+	int fd, r = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(dir, sizeof(dir), "%s", path);
+	mkdir(dirname(dir), 0755);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (dprintf(fd, "%016" PRIx64 " %" PRIu64 "\n", st->instance, st->seq) < 0 ||
+	    fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r == 0) {
+		snprintf(dir, sizeof(dir), "%s", path);
+		fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			fsync(fd);
+			close(fd);
+		}
+	}
+	return r;
+}
+
+uint64_t uaed_journal_last_seq(uint64_t instance)
+{
+	sd_journal *j;
+	uint64_t best = 0;
+	char match[64];
+	const void *data;
+	size_t len;
+
+	if (sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY) < 0)
+		return 0;
+	snprintf(match, sizeof(match), "UAEVENTS_INSTANCE=%016" PRIx64, instance);
+	sd_journal_add_match(j, match, 0);
+	sd_journal_add_match(j, "SYSLOG_IDENTIFIER=uaeventd", 0);
+	/* Entries of one instance are logged in sequence order: the newest holds the highest. */
+	if (sd_journal_seek_tail(j) >= 0 && sd_journal_previous(j) > 0 &&
+	    sd_journal_get_data(j, "UAEVENTS_SEQ", &data, &len) >= 0) {
+		char buf[32];
+		size_t n = len - strlen("UAEVENTS_SEQ=");
+
+		if (n < sizeof(buf)) {
+			memcpy(buf, (const char *)data + strlen("UAEVENTS_SEQ="), n);
+			buf[n] = '\0';
+			best = strtoull(buf, NULL, 10);
+		}
+	}
+	sd_journal_close(j);
+	return best;
+}
