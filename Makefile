@@ -49,8 +49,9 @@ checkpatch: modules
 	tests/run-stage.sh checkpatch $(BUILD)/results tests/checkpatch.sh
 
 # Each test kernel boots once per guest script: e2e.sh (the pipeline to the journal) and
-# kernel.sh (the module: errors, identity, coalescing, burst and replay, robustness).
-VM_SCRIPTS ?= e2e kernel
+# kernel.sh (the module: errors, identity, coalescing, burst and replay, robustness) and
+# daemon.sh (uaeventd: journal and catalog, rescans, hooks, crash and restart, fallback).
+VM_SCRIPTS ?= e2e kernel daemon
 
 vm-check: user
 	@status=0; for k in $(KERNELS); do for s in $(VM_SCRIPTS); do \

@@ -80,6 +80,12 @@ done
 cp "$kmod" "$stage/modules/uaevents.ko"
 echo "$kver" >"$stage/etc/kernel-release"
 
+# The project's data files, where the packages would install them.
+mkdir -p "$stage/usr/lib/systemd/catalog" "$stage/var/lib/systemd/catalog" \
+	"$stage/usr/share/uaevents/hooks" "$stage/etc/uaevents/hooks.d"
+cp "$here/../../journald/uaevents.catalog" "$stage/usr/lib/systemd/catalog/"
+cp "$here"/../../hooks/* "$stage/usr/share/uaevents/hooks/"
+
 # The guest side of the tests.
 cp "$here/guest/init" "$stage/init"
 cp "$here"/guest/*.sh "$stage/bin/"

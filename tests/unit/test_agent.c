@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* uaeventd's pieces that need no kernel: sanitizing device strings, its config file. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "hooks.h"
+
+START_TEST(sanitize_hostile_strings)
+{
+	char out[64];
+
+	uaed_sanitize("$(reboot);x", out, sizeof(out));
+	ck_assert_str_eq(out, "__reboot__x");
+	uaed_sanitize("a\nb\rc\td`id`", out, sizeof(out));
+	ck_assert_str_eq(out, "a_b_c_d_id_");
+	uaed_sanitize("x|y&z>w<v\"'\\*?!~#{}", out, sizeof(out));
+	ck_assert_str_eq(out, "x_y_z_w_v__________");
+	uaed_sanitize("\xff\x80\x01" "ok", out, sizeof(out));
+	ck_assert_str_eq(out, "___ok");
+	/* What a hook legitimately needs passes unchanged. */
+	uaed_sanitize("naa.5000c500a1b2c3d4 sdb 2:0:0:1 /dev/sg1 a-b_c+d@e,f=g", out, sizeof(out));
+	ck_assert_str_eq(out, "naa.5000c500a1b2c3d4 sdb 2:0:0:1 /dev/sg1 a-b_c+d@e,f=g");
+	/* Truncated, always terminated. */
+	uaed_sanitize("abcdef", out, 4);
+	ck_assert_str_eq(out, "abc");
+	uaed_sanitize(NULL, out, sizeof(out));
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
+static const char *write_config(const char *text)
+{
+	static char path[] = "/tmp/uaeventd-test-XXXXXX";
+	int fd;
+
+	strcpy(path, "/tmp/uaeventd-test-XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+START_TEST(config_defaults_and_values)
+{
+	struct uaed_config cfg;
+	const char *path;
+
+	ck_assert_int_eq(uaed_config_load(&cfg, "/nonexistent/uaeventd.conf"), 0);
+	ck_assert(cfg.rescan);
+	ck_assert_uint_eq(cfg.debounce_ms, 2000);
+	ck_assert_str_eq(cfg.hooks_dir, "/etc/uaevents/hooks.d");
+	ck_assert_str_eq(cfg.state_file, "/var/lib/uaevents/state");
+
+	path = write_config("[daemon]\nstate_file = /run/x\n[rescan]\nenabled = no\n"
+			    "debounce_ms = 500\nallow = 2 3:0:1\nresize_command = /bin/true\n"
+			    "[hooks]\ndirectory = /tmp/h\ntimeout_s = 5\nmax_concurrent = 2\n");
+	ck_assert_int_eq(uaed_config_load(&cfg, path), 0);
+	unlink(path);
+	ck_assert(!cfg.rescan);
+	ck_assert_uint_eq(cfg.debounce_ms, 500);
+	ck_assert_str_eq(cfg.state_file, "/run/x");
+	ck_assert_str_eq(cfg.resize_command, "/bin/true");
+	ck_assert_str_eq(cfg.hooks_dir, "/tmp/h");
+	ck_assert_uint_eq(cfg.hook_timeout_s, 5);
+	ck_assert_uint_eq(cfg.max_hooks, 2);
+	ck_assert(uaed_config_allows(&cfg, 2, 0, 7));
+	ck_assert(uaed_config_allows(&cfg, 3, 0, 1));
+	ck_assert(!uaed_config_allows(&cfg, 3, 0, 2));
+	ck_assert(!uaed_config_allows(&cfg, 4, 0, 0));
+}
+END_TEST
+
+START_TEST(config_errors)
+{
+	static const char *const bad[] = {
+		"[rescan]\nenabled = maybe\n",
+		"[rescan]\ndebounce_ms = -1\n",
+		"[rescan]\nallow = 2:x\n",
+		"[hooks]\ntimeout_s = 99999999\n",
+		"[nosuch]\nkey = 1\n",
+		"no section line\n",
+	};
+	struct uaed_config cfg;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *path = write_config(bad[i]);
+
+		ck_assert_int_eq(uaed_config_load(&cfg, path), -EINVAL);
+		unlink(path);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("agent");
+	TCase *tc = tcase_create("agent");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, sanitize_hostile_strings);
+	tcase_add_test(tc, config_defaults_and_values);
+	tcase_add_test(tc, config_errors);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,190 @@
+#!/bin/sh
+# uaeventd in the VM, with a real journald: journal entries and the catalog, LUN scans,
+# capacity rescans of every path, identity rescans, hook scripts and hostile device
+# strings, a crash during a storm, and the fallback to the stock kernel's uevents.
+. /bin/lib.sh
+
+HOOKS=/etc/uaevents/hooks.d
+CONF=/etc/uaevents/uaeventd.conf
+STATE=/var/lib/uaevents/state
+
+# Device-supplied strings that would run something if they ever reached a shell.
+HOSTILE_VENDOR='a;id>/v'
+HOSTILE_MODEL='$(mkdir${IFS}/p)'
+
+cat >"$CONF" <<EOC
+[rescan]
+debounce_ms = 1500
+resize_command = /etc/uaevents/record-resize
+[hooks]
+directory = $HOOKS
+timeout_s = 3
+EOC
+cat >/etc/uaevents/record-resize <<'EOC'
+#!/bin/sh
+echo "$1" >>/tmp/resize.log
+EOC
+# A hook that records its whole environment, one file per event.
+cat >"$HOOKS/all-record" <<'EOC'
+#!/bin/sh
+env >"/tmp/hook-$UAEVENTS_SEQ.env"
+EOC
+# A hook that leaves a child behind and outlives its timeout.
+cat >"$HOOKS/TIMESTAMP_CHANGED-sleeper" <<'EOC'
+#!/bin/sh
+sleep 1000 &
+sleep 1000
+EOC
+# A hook anybody may rewrite: refused.
+cat >"$HOOKS/all-unsafe" <<'EOC'
+#!/bin/sh
+touch /tmp/unsafe-ran
+EOC
+chmod 0755 /etc/uaevents/record-resize "$HOOKS/all-record" "$HOOKS/TIMESTAMP_CHANGED-sleeper"
+chmod 0777 "$HOOKS/all-unsafe"
+
+start_daemon() {
+	uaeventd --config "$CONF" 2>>/tmp/uaeventd.err &
+	UAEVENTD_PID=$!
+	wait_for 10 journal_has 'select(.MESSAGE | startswith("uaeventd: listening"))'
+}
+
+# journal_has JQ: some entry of uaeventd's matches.
+journal_has() {
+	journalctl -o json -t uaeventd | jq -e -s "map($1) | length > 0" >/dev/null
+}
+journal_count() { journalctl -o json -t uaeventd | jq -s "map($1) | length"; }
+
+tap_diag "kernel $(uname -r)"
+check "journald starts" start_journald
+journalctl --update-catalog
+kmod_load sd_mod
+kmod_load sg
+insmod /modules/uaevents.ko history_size=16384
+check "uaeventd starts" start_daemon
+# Two hosts, one LU each, the same WWID: two paths to one logical unit.
+kmod_load scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1 add_host=2 vpd_use_hostno=0 \
+	"inq_vendor=$HOSTILE_VENDOR" "inq_product=$HOSTILE_MODEL"
+wait_for 30 sh -c '[ $(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block | grep -c sd) -ge 2 ]'
+DISK=$(scsi_debug_disk)
+HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
+HOST=${HCTL%%:*}
+WWID=$(cat "/sys/block/$DISK/device/wwid")
+tap_diag "paths: $(for d in /sys/block/sd*; do echo "$(basename "$d")=$(cat "$d/device/wwid")"; done | tr '\n' ' ')"
+check "two paths share one WWID" \
+	sh -c "[ \$(cat /sys/block/sd*/device/wwid | sort -u | wc -l) -eq 1 ]"
+
+# ---- the unsafe hook was refused ----
+check "a hook writable by others is refused and logged" \
+	journal_has 'select(.MESSAGE | test("all-unsafe refused: writable by group or others"))'
+
+# ---- soft threshold: a warning, explained by the catalog ----
+if sdebug_error_file >/dev/null; then
+	raise_soft_threshold
+else
+	uaectl inject --hctl "$HCTL" --sense 700006000000000a00000000380700000000
+fi
+check "soft threshold: a warning entry with its MESSAGE_ID and fields" \
+	wait_for 10 journal_has 'select(.UAEVENTS_EVENT == "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED"
+		and .PRIORITY == "4" and .MESSAGE_ID == "dbef670c0acc4a518e8986b26be121b1"
+		and .UAEVENTS_CATEGORY == "space")'
+journalctl -x --no-pager UAEVENTS_EVENT=THIN_PROVISIONING_SOFT_THRESHOLD_REACHED >/tmp/x.txt
+check "journalctl -x explains it with the catalog text" \
+	grep -q "is low on physical space" /tmp/x.txt
+tap_diag "$(grep -m 3 -E 'Subject|thin pool' /tmp/x.txt | tr '\n' ' ')"
+
+# ---- a LUN added: exactly one target scan, however many reports ----
+uaectl config --coalesce-ms 0
+echo 2 >"$SDEBUG/max_luns"
+touch_disk "$DISK"
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0e00000000 --count 20
+check "the new LUN appears after the scan" wait_for 20 test -e "/sys/class/scsi_device/${HCTL%:*}:1"
+sleep 2
+check "exactly one scan of the target for 21 reports" \
+	sh -c "[ \$(journalctl -o json -t uaeventd UAEVENTS_ACTION=scan-target | jq -s 'map(select(.UAEVENTS_TARGET == \"${HCTL%:*}\")) | length') -eq 1 ]"
+
+# ---- capacity: every path rescanned, the resize command once ----
+size_before=$(cat "/sys/block/$DISK/size")
+echo 1 >"$SDEBUG/virtual_gb"
+touch_disk "$DISK"
+check "the disk's size in /sys/block follows the new capacity" \
+	wait_for 20 sh -c "[ \$(cat /sys/block/$DISK/size) -gt $size_before ]"
+# paths_sizes: the size of every block device whose WWID is the LU's, one line each.
+paths_sizes() {
+	for d in /sys/block/sd*; do
+		[ "$(cat "$d/device/wwid")" = "$WWID" ] && cat "$d/size"
+	done
+}
+all_paths_grown() {
+	[ "$(paths_sizes | wc -l)" -eq 2 ] && [ "$(paths_sizes | sort -u | wc -l)" -eq 1 ] &&
+		[ "$(paths_sizes | head -n 1)" -gt "$size_before" ]
+}
+check "every path of the LU was rescanned: two paths, both at the new size" \
+	wait_for 20 all_paths_grown
+sleep 3
+check "the resize command ran once for the WWID" \
+	sh -c "[ \$(grep -c '^$WWID\$' /tmp/resize.log) -eq 1 ]"
+
+# ---- inquiry data changed: rescan and old and new identity logged ----
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0300000000
+check "inquiry data changed: device rescanned, identity before and after logged" \
+	wait_for 10 journal_has "select(.UAEVENTS_ACTION == \"rescan-device\" and .UAEVENTS_HCTL == \"$HCTL\"
+		and .UAEVENTS_OLD_WWID == \"$WWID\")"
+
+# ---- hooks: environment from scratch, hostile strings inert ----
+seq=$(journalctl -o json -t uaeventd UAEVENTS_EVENT=INQUIRY_DATA_HAS_CHANGED | jq -r -s 'last | .UAEVENTS_SEQ')
+check "a hook ran with the event's environment (seq, instance, event, WWID)" \
+	wait_for 10 sh -c "grep -q '^UAEVENTS_EVENT=INQUIRY_DATA_HAS_CHANGED\$' /tmp/hook-$seq.env &&
+		grep -q '^UAEVENTS_SEQ=$seq\$' /tmp/hook-$seq.env &&
+		grep -q '^UAEVENTS_INSTANCE=[0-9a-f]\\{16\\}\$' /tmp/hook-$seq.env &&
+		grep -q '^UAEVENTS_WWID=$WWID\$' /tmp/hook-$seq.env"
+check "and nothing of the daemon's own environment" \
+	sh -c "! grep -qv -E '^(PATH|PWD|SHLVL|_|UAEVENTS_[A-Z_]+)=' /tmp/hook-$seq.env"
+tap_diag "hook saw: $(grep -E 'VENDOR|MODEL' /tmp/hook-$seq.env | tr '\n' ' ')"
+check "device strings with \$(...) and ; reach the hook sanitized" \
+	sh -c "grep -q '^UAEVENTS_MODEL=__mkdir__IFS_/p_\$' /tmp/hook-$seq.env &&
+		grep -q '^UAEVENTS_VENDOR=a_id_/v\$' /tmp/hook-$seq.env"
+check "and ran nothing" sh -c '! test -e /p && ! test -e /v && ! test -e /tmp/unsafe-ran'
+
+# ---- a hook past its timeout is killed with its whole process group ----
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a1000000000
+check "the timed-out hook is logged" \
+	wait_for 15 journal_has 'select(.MESSAGE | test("TIMESTAMP_CHANGED-sleeper timed out"))'
+check "and neither it nor its child is left" \
+	wait_for 5 sh -c '! ps -o args | grep -q "^sleep 1000"'
+
+# ---- kill -9 during a storm, restart: every event logged exactly once ----
+first=$(($(uaectl status --json | jq .last_seq) + 1))
+uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count 400 &
+inject_pid=$!
+sleep 0.5
+kill -9 "$UAEVENTD_PID"
+wait "$inject_pid"
+last=$(uaectl status --json | jq .last_seq)
+journalctl --sync
+tap_diag "storm: $first..$last, uaeventd killed, state: $(cat $STATE)"
+check "uaeventd restarts" start_daemon
+storm_logged() {
+	journalctl -o json -t uaeventd UAEVENTS_KIND=error | jq -e -s --argjson f "$first" \
+		--argjson l "$last" '[.[] | .UAEVENTS_SEQ | tonumber | select(. >= $f and . <= $l)]
+		| sort == [range($f; $l + 1)]' >/dev/null
+}
+check "every event of the storm is in the journal exactly once" wait_for 60 storm_logged
+check "the state file holds the last event" \
+	sh -c "[ \$(cut -d' ' -f2 $STATE) -ge $last ]"
+
+# ---- without the module: the stock kernel's SDEV_UA uevents ----
+kill "$UAEVENTD_PID"
+rmmod uaevents
+check "without the module uaeventd starts, and says it falls back" start_daemon
+check "the fallback is logged" \
+	journal_has 'select(.MESSAGE | test("falling back to the stock kernel"))'
+echo 1 >"/sys/block/$DISK/device/evt_capacity_change_reported"
+echo 2 >"$SDEBUG/virtual_gb"
+touch_disk "$DISK"
+check "a capacity change arrives through SDEV_UA and is logged" \
+	wait_for 15 journal_has 'select(.UAEVENTS_SOURCE == "sdev_ua" and .UAEVENTS_EVENT == "CAPACITY_DATA_HAS_CHANGED")'
+kill "$UAEVENTD_PID"
+check "no oops, BUG or WARNING in the kernel log" \
+	sh -c '! dmesg | grep -E "BUG:|WARNING:|Oops|Call Trace"'
+echo "1..$tap_n" >"$TAP"
