@@ -5,7 +5,7 @@ set -eu
 
 PKGS="build-essential cmake pkg-config git
 libnl-3-dev libnl-genl-3-dev libsystemd-dev libudev-dev libjson-c-dev libinih-dev
-check
+check libsgutils2-dev
 clang llvm
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 systemd udev

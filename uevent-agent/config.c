@@ -88,7 +88,10 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 		r = parse_uint(value, 600000, &cfg->debounce_ms);
 	else if (!strcmp(section, "rescan") && !strcmp(name, "allow"))
 		r = parse_allow(value, cfg);
-	else if (!strcmp(section, "rescan") && !strcmp(name, "resize_command"))
+	else if (!strcmp(section, "rescan") && !strcmp(name, "stale_luns")) {
+		r = !strcmp(value, "log") || !strcmp(value, "remove") ? 0 : -1;
+		cfg->remove_stale = !strcmp(value, "remove");
+	} else if (!strcmp(section, "rescan") && !strcmp(name, "resize_command"))
 		r = copy_str(value, cfg->resize_command, sizeof(cfg->resize_command));
 	else if (!strcmp(section, "hooks") && !strcmp(name, "directory"))
 		r = copy_str(value, cfg->hooks_dir, sizeof(cfg->hooks_dir));

@@ -15,6 +15,7 @@ struct uaed_config {
 	char allow[UAED_MAX_ALLOW][32];	/* "H" or "H:C:T" entries; none: every target */
 	unsigned int n_allow;
 	char resize_command[256];	/* after a capacity rescan, once per WWID; "" none */
+	bool remove_stale;		/* delete LUNs the target no longer reports */
 	/* [hooks] */
 	char hooks_dir[256];
 	unsigned int hook_timeout_s;

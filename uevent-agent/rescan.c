@@ -17,6 +17,7 @@
 #include <systemd/sd-journal.h>
 
 #include "rescan.h"
+#include "stale.h"
 
 #define SLOTS 64
 
@@ -99,11 +100,19 @@ void uaed_rescan_free(struct uaed_rescan *r)
 	free(r);
 }
 
-/* In the child: scan the target, as "echo 'C T -' > /sys/class/scsi_host/hostH/scan". */
-static int do_scan_target(const struct uaed_event *e, unsigned int reports)
+/*
+ * In the child: scan the target, as "echo 'C T -' > /sys/class/scsi_host/hostH/scan",
+ * then look for LUNs it no longer reports.
+ */
+static int do_scan_target(const struct uaed_config *cfg, const struct uaed_event *e,
+			  unsigned int reports)
 {
-	char path[128], value[64];
-	int r;
+	static struct uaed_lun before[256];
+	char path[128], value[64], target[48];
+	int r, n;
+
+	snprintf(target, sizeof(target), "%u:%u:%u", e->host, e->channel, e->target);
+	n = uaed_target_luns(target, before, 256);
 
 	snprintf(path, sizeof(path), "/sys/class/scsi_host/host%u/scan", e->host);
 	snprintf(value, sizeof(value), "%u %u -", e->channel, e->target);
@@ -114,6 +123,8 @@ static int do_scan_target(const struct uaed_event *e, unsigned int reports)
 			"PRIORITY=%d", r < 0 ? LOG_ERR : LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
 			"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%u:%u:%u", e->host,
 			e->channel, e->target, NULL);
+	if (r == 0)
+		uaed_check_stale(before, n, cfg->remove_stale);
 	return r;
 }
 
@@ -219,7 +230,7 @@ static void run_now(struct pending *p)
 	if (pid == 0) {
 		switch (p->action) {
 		case SCAN_TARGET:
-			_exit(do_scan_target(&p->e, p->reports) < 0);
+			_exit(do_scan_target(p->r->cfg, &p->e, p->reports) < 0);
 		case RESCAN_WWID:
 			_exit(do_rescan_wwid(p->r->cfg, &p->e) < 0);
 		case RESCAN_DEVICE:

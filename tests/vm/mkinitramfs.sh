@@ -63,7 +63,7 @@ printf 'root:x:0:\nsystemd-journal:x:101:\nnogroup:x:65534:\n' >"$stage/etc/grou
 # Kernel modules, decompressed (busybox insmod reads plain .ko), and for each module the
 # ordered list of what it needs, as modprobe would load it.
 [ -f "$kroot/lib/modules/$kver/modules.dep" ] || depmod -b "$kroot" "$kver"
-for mod in scsi_debug sd_mod sg; do
+for mod in scsi_debug sd_mod sg ext4; do
 	modprobe -d "$kroot" -S "$kver" --show-depends "$mod" | while read -r verb path _; do
 		[ "$verb" = insmod ] || continue
 		name=$(basename "$path")

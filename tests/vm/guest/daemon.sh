@@ -125,6 +125,31 @@ sleep 3
 check "the resize command ran once for the WWID" \
 	sh -c "[ \$(grep -c '^$WWID\$' /tmp/resize.log) -eq 1 ]"
 
+# ---- a LUN removed: stale; kept while mounted, removed (remove policy) once unused ----
+LUN1=${HCTL%:*}:1
+DISK1=$(ls "/sys/class/scsi_device/$LUN1/device/block/")
+kmod_load ext4
+mke2fs -q -F "/dev/$DISK1" 4096 >/dev/null 2>&1
+mkdir -p /mnt
+check "a filesystem on the second LUN ($DISK1) is mounted" mount -t ext4 "/dev/$DISK1" /mnt
+sed -i 's/^\[rescan\]$/[rescan]\nstale_luns = remove/' "$CONF"
+kill -HUP "$UAEVENTD_PID"
+wait_for 10 journal_has 'select(.MESSAGE == "uaeventd: configuration reloaded")'
+sleep 2
+echo 1 >"$SDEBUG/max_luns"
+touch_disk "$DISK"
+check "the LUN the target no longer reports is logged stale, and kept: mounted" \
+	wait_for 20 journal_has "select(.UAEVENTS_ACTION == \"stale-lun\" and .UAEVENTS_HCTL == \"$LUN1\"
+		and .UAEVENTS_STALE == \"kept\" and (.MESSAGE | test(\"kept: mounted\")))"
+check "it is still there" test -e "/sys/class/scsi_device/$LUN1"
+umount /mnt
+sleep 2
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0e00000000
+check "unused now, the stale LUN is removed under the remove policy" \
+	wait_for 20 journal_has "select(.UAEVENTS_ACTION == \"stale-lun\" and .UAEVENTS_HCTL == \"$LUN1\"
+		and .UAEVENTS_STALE == \"removed\")"
+check "and gone from sysfs" wait_for 10 sh -c "! test -e /sys/class/scsi_device/$LUN1"
+
 # ---- inquiry data changed: rescan and old and new identity logged ----
 uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0300000000
 check "inquiry data changed: device rescanned, identity before and after logged" \
