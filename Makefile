@@ -50,8 +50,9 @@ checkpatch: modules
 
 # Each test kernel boots once per guest script: e2e.sh (the pipeline to the journal) and
 # kernel.sh (the module: errors, identity, coalescing, burst and replay, robustness) and
-# daemon.sh (uaeventd: journal and catalog, rescans, hooks, crash and restart, fallback).
-VM_SCRIPTS ?= e2e kernel daemon
+# daemon.sh (uaeventd: journal and catalog, rescans, hooks, crash and restart, fallback),
+# udev.sh (the rules under a real systemd-udevd, beside libstoragemgmt's).
+VM_SCRIPTS ?= e2e kernel daemon udev
 
 vm-check: user
 	@status=0; for k in $(KERNELS); do for s in $(VM_SCRIPTS); do \

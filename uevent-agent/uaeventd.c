@@ -6,6 +6,9 @@
  * SDEV_UA= uevents through libudev), signals, rescan and hook children.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -130,6 +133,8 @@ static int log_event(struct uae_event *ev)
 }
 
 #define DEFAULT_CONFIG "/etc/uaevents/uaeventd.conf"
+/* While it exists, udev rules leave to uaeventd the rescans it does (rules/). */
+#define RUNNING_FLAG "/run/uaevents/running"
 
 struct daemon {
 	const char *config_path;
@@ -384,11 +389,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	mkdir("/run/uaevents", 0755);
+	if (d.cfg.rescan)
+		close(open(RUNNING_FLAG, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
 	sd_journal_print(LOG_INFO, "uaeventd: listening for SCSI events%s",
 			 d.cfg.rescan ? "" : " (observe only: no rescans)");
 	sd_notify(0, "READY=1\nSTATUS=Listening for SCSI events");
 	r = sd_event_loop(d.loop);
 	sd_notify(0, "STOPPING=1");
+	unlink(RUNNING_FLAG);
 	save_state(&d);
 out:
 	uaed_rescan_free(d.rescan);

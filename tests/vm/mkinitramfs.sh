@@ -47,6 +47,7 @@ copy_elf /usr/bin/sg_raw /usr/bin/sg_raw
 copy_elf /usr/bin/fio /usr/bin/fio
 copy_elf /usr/bin/setpriv /usr/bin/setpriv
 copy_elf /bin/udevadm /usr/bin/udevadm
+copy_elf /lib/systemd/systemd-udevd /lib/systemd/systemd-udevd
 cat >"$stage/etc/ld.so.conf" <<EOC
 /usr/lib
 /lib/x86_64-linux-gnu
@@ -85,6 +86,8 @@ mkdir -p "$stage/usr/lib/systemd/catalog" "$stage/var/lib/systemd/catalog" \
 	"$stage/usr/share/uaevents/hooks" "$stage/etc/uaevents/hooks.d"
 cp "$here/../../journald/uaevents.catalog" "$stage/usr/lib/systemd/catalog/"
 cp "$here"/../../hooks/* "$stage/usr/share/uaevents/hooks/"
+mkdir -p "$stage/etc/udev/rules.d" "$stage/usr/lib/udev/rules.d"
+cp "$here"/../../rules/*.rules "$stage/usr/lib/udev/rules.d/"
 
 # The guest side of the tests.
 cp "$here/guest/init" "$stage/init"

@@ -1,0 +1,63 @@
+#!/bin/sh
+# The udev rules under a real systemd-udevd: the module's uevents are tagged, and
+# libstoragemgmt's 90-scsi-ua.rules does not scan a target that uaeventd scans already.
+. /bin/lib.sh
+
+# libstoragemgmt's rule as it ships (tools/udev/90-scsi-ua.rules), and a stand-in for its
+# scan-scsi-target program that records each call instead of scanning.
+cat >/usr/lib/udev/rules.d/90-scsi-ua.rules <<'EOC'
+ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="REPORTED_LUNS_DATA_HAS_CHANGED", RUN+="scan-scsi-target $env{DEVPATH}"
+EOC
+mkdir -p /lib/udev
+cat >/lib/udev/scan-scsi-target <<'EOC'
+#!/bin/sh
+echo "$1" >>/tmp/lsm-scans
+EOC
+chmod 0755 /lib/udev/scan-scsi-target
+ln -sf /lib/udev/scan-scsi-target /usr/lib/udev/scan-scsi-target
+# Proof that udev saw the stock kernel's SDEV_UA uevent at all (PROGRAM runs at once, so
+# no later RUN= assignment can drop it).
+cat >/etc/udev/rules.d/50-record-sdev-ua.rules <<'EOC'
+ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="?*", PROGRAM="/lib/udev/record-sdev-ua $env{SDEV_UA}"
+EOC
+cat >/lib/udev/record-sdev-ua <<'EOC'
+#!/bin/sh
+echo "$1" >>/tmp/sdev-ua
+EOC
+chmod 0755 /lib/udev/record-sdev-ua
+
+tap_diag "kernel $(uname -r)"
+check "journald starts" start_journald
+mkdir -p /run/udev
+/lib/systemd/systemd-udevd --daemon
+check "systemd-udevd runs" wait_for 10 test -S /run/udev/control
+UAE_PARAMS="coalesce_ms=0"
+check "pipeline set up (uaeventd running)" setup_pipeline
+udevadm settle
+sdev=/sys/class/scsi_device/$HCTL/device
+echo 1 >"$sdev/evt_lun_change_reported"
+
+lun_change() {	# N: raise max_luns to N, then let the UA reach the LU
+	echo "$1" >"$SDEBUG/max_luns"
+	touch_disk "$DISK"
+	sleep 3
+	udevadm settle
+}
+
+lun_change 2
+check "the module's uevent is tagged uaevents by the rules" \
+	sh -c "udevadm info --query=property --path=$sdev | grep -q '^TAGS=.*:uaevents:'"
+check "and asks systemd for uaeventd" \
+	sh -c "udevadm info --query=property --path=$sdev | grep -q '^SYSTEMD_WANTS=.*uaeventd.service'"
+check "uaeventd scanned the target once" \
+	wait_for 10 sh -c "[ \$(journalctl -o json -t uaeventd UAEVENTS_ACTION=scan-target | jq -s length) -eq 1 ]"
+check "udev saw the stock kernel's SDEV_UA=REPORTED_LUNS_DATA_HAS_CHANGED" \
+	grep -q REPORTED_LUNS_DATA_HAS_CHANGED /tmp/sdev-ua
+check "libstoragemgmt's rule did not scan it again while uaeventd runs" test ! -e /tmp/lsm-scans
+
+kill "$UAEVENTD_PID"
+wait_for 10 test ! -e /run/uaevents/running
+lun_change 3
+check "without uaeventd, libstoragemgmt's rule scans as before" \
+	wait_for 10 sh -c '[ $(wc -l </tmp/lsm-scans) -eq 1 ]'
+echo "1..$tap_n" >"$TAP"
