@@ -20,9 +20,16 @@ all: user
 deps:
 	@scripts/install-deps.sh
 
+PREFIX      ?= /usr
+
 user: deps
-	cmake -S . -B $(USERBIN) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S . -B $(USERBIN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_INSTALL_PREFIX=$(PREFIX) -DCMAKE_INSTALL_SYSCONFDIR=/etc >/dev/null
 	cmake --build $(USERBIN) -j $(JOBS)
+
+# Install user space (library, tools, daemon, unit, rules, catalog): make install DESTDIR=...
+install: user
+	DESTDIR=$(DESTDIR) cmake --install $(USERBIN)
 
 # uaevents.ko for each test kernel (fetched into /var/cache/uaevents by tests/vm/).
 modules: deps
@@ -84,4 +91,4 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all deps user modules unit-check kunit-check fuzz fuzz-check checkpatch vm-check \
-	check bench demo clean
+	check bench demo install clean

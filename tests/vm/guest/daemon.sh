@@ -156,6 +156,20 @@ check "inquiry data changed: device rescanned, identity before and after logged"
 	wait_for 10 journal_has "select(.UAEVENTS_ACTION == \"rescan-device\" and .UAEVENTS_HCTL == \"$HCTL\"
 		and .UAEVENTS_OLD_WWID == \"$WWID\")"
 
+# ---- observe only: alerts and hooks, no rescans ----
+scans_before=$(journalctl -o json -t uaeventd UAEVENTS_ACTION=scan-target | jq -s length)
+sed -i 's/^\[rescan\]$/[rescan]\nenabled = no/' "$CONF"
+kill -HUP "$UAEVENTD_PID"
+sleep 2
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0e00000000
+check "observe-only mode logs the LUN change without scanning" \
+	wait_for 10 journal_has 'select(.MESSAGE | test("REPORTED_LUNS_DATA_HAS_CHANGED on .*: observe only"))'
+sleep 2
+check "and no scan ran" \
+	sh -c "[ \$(journalctl -o json -t uaeventd UAEVENTS_ACTION=scan-target | jq -s length) -eq $scans_before ]"
+sed -i '/^enabled = no$/d' "$CONF"
+kill -HUP "$UAEVENTD_PID"
+
 # ---- hooks: environment from scratch, hostile strings inert ----
 seq=$(journalctl -o json -t uaeventd UAEVENTS_EVENT=INQUIRY_DATA_HAS_CHANGED | jq -r -s 'last | .UAEVENTS_SEQ')
 check "a hook ran with the event's environment (seq, instance, event, WWID)" \

@@ -17,11 +17,13 @@ pause
 say "The array adds a LUN to the target (scsi_debug max_luns=2)"
 raise_lun_change
 pause
+say "The thin pool behind the LUN runs low: THIN PROVISIONING SOFT THRESHOLD REACHED"
 if sdebug_error_file >/dev/null; then
-	say "The thin pool behind the LUN runs low: THIN PROVISIONING SOFT THRESHOLD REACHED"
-	raise_soft_threshold
-	pause
+	raise_soft_threshold	# scsi_debug's error injection: a real UA on a real READ
+else
+	uaectl inject --hctl "$HCTL" --sense 700006000000000a00000000380700000000
 fi
+pause
 
 say "uaectl monitor (one line per event: seq H:C:T:L device event ASC/ASCQ category)"
 cat /tmp/monitor.txt
@@ -29,7 +31,9 @@ say "uaectl monitor --json (for scripts)"
 cat /tmp/monitor.json
 say "journalctl -t uaeventd (what the administrator reads)"
 journalctl -o short-precise -t uaeventd --no-pager
+say "journalctl -x UAEVENTS_CATEGORY=space (the low-space alert, explained by the catalog)"
+journalctl --update-catalog
+SYSTEMD_COLORS=0 journalctl -x --no-pager UAEVENTS_CATEGORY=space
 say "journalctl UAEVENTS_CATEGORY=space -o verbose (structured fields to filter on)"
-journalctl UAEVENTS_CATEGORY=space -o verbose --no-pager ||
-	journalctl UAEVENTS_EVENT=CAPACITY_DATA_HAS_CHANGED -o verbose --no-pager
+journalctl UAEVENTS_CATEGORY=space -o verbose --no-pager
 say "Done; powering off"
