@@ -41,12 +41,24 @@ enum uae_event_kind {
 #define UAE_EVENT_FLAG_PASSTHROUGH	0x1
 #define UAE_EVENT_FLAG_QUIET		0x2	/* expected; the kernel handles it */
 #define UAE_EVENT_FLAG_INJECTED		0x4	/* a test event (uae_inject()) */
+#define UAE_EVENT_FLAG_STOCK		0x8	/* from the stock kernel's SDEV_UA= uevent */
 
 /*
  * Connect to the kernel module's generic netlink family and subscribe to all its events
- * from now on.  -ENOENT: the module is not loaded.  The socket is non-blocking.
+ * from now on; the socket is non-blocking.  Without the module, the monitor falls back to
+ * the stock kernel's SDEV_UA= uevents (through libudev): unit attentions of the kinds the
+ * kernel names, without sense data, sequence numbers or history.
  */
 int uae_monitor_new(struct uae_monitor **ret);
+/* 1 when the monitor reads the stock kernel's uevents, because the module is not loaded. */
+int uae_monitor_is_fallback(struct uae_monitor *m);
+
+/*
+ * Hand out only events whose @key is @value.  Keys: "kind", "event", "category",
+ * "severity", "locus", "failover" ("yes"/"no"), "device", "wwid", "hctl".  Values of one key
+ * are alternatives; different keys must all match.  -EINVAL for an unknown key.
+ */
+int uae_monitor_filter_add_match(struct uae_monitor *m, const char *key, const char *value);
 struct uae_monitor *uae_monitor_ref(struct uae_monitor *m);
 struct uae_monitor *uae_monitor_unref(struct uae_monitor *m);
 
@@ -55,7 +67,7 @@ int uae_monitor_get_fd(struct uae_monitor *m);
 
 /*
  * Hand out the kernel history's events with sequence numbers above @since first, then
- * the live stream; nothing is handed out twice.
+ * the live stream; nothing is handed out twice.  -EOPNOTSUPP in fallback mode.
  */
 int uae_monitor_replay(struct uae_monitor *m, uint64_t since);
 

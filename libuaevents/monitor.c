@@ -19,12 +19,17 @@
 #include <netlink/netlink.h>
 
 #include <linux/uaevents.h>
+#include <libudev.h>
 
 #include "libuaevents.h"
 #include "uae_private.h"
 
 struct uae_monitor {
 	int refcount;
+	/* Without the module: the stock kernel's uevents. */
+	struct udev *udev;
+	struct udev_monitor *udev_monitor;
+	struct uae_filter filter;
 	struct nl_sock *sock;		/* subscription, non-blocking */
 	struct nl_sock *control;	/* requests (replay), blocking; opened on demand */
 	int family_id;
@@ -37,8 +42,13 @@ struct uae_monitor {
 	uint64_t overflows;
 };
 
-static const char *const groups[] = {
-	UAEVENTS_MCGRP_UA, UAEVENTS_MCGRP_ERROR, UAEVENTS_MCGRP_SGIO,
+/* Each multicast group, and the kind of events it carries. */
+static const struct {
+	const char *group, *kind;
+} groups[] = {
+	{ UAEVENTS_MCGRP_UA, "ua" },
+	{ UAEVENTS_MCGRP_ERROR, "error" },	/* and "timeout" */
+	{ UAEVENTS_MCGRP_SGIO, "sgio" },
 };
 
 static void enqueue(struct uae_monitor *m, struct uae_event *ev)
@@ -93,6 +103,38 @@ static int mark_start(struct uae_monitor *m)
 	return 0;
 }
 
+static int open_fallback(struct uae_monitor *m)
+{
+	m->udev = udev_new();
+	if (!m->udev)
+		return -ENOMEM;
+	m->udev_monitor = udev_monitor_new_from_netlink(m->udev, "kernel");
+	if (!m->udev_monitor ||
+	    udev_monitor_filter_add_match_subsystem_devtype(m->udev_monitor, "scsi", NULL) < 0 ||
+	    udev_monitor_enable_receiving(m->udev_monitor) < 0)
+		return -EIO;
+	return 0;
+}
+
+/* Join the groups whose events the filters let through, leave the others. */
+static int update_groups(struct uae_monitor *m)
+{
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		int group = genl_ctrl_resolve_grp(m->sock, UAEVENTS_GENL_NAME, groups[i].group);
+		bool want = uae_filter_wants_kind(&m->filter, groups[i].kind) ||
+			    (i == 1 && uae_filter_wants_kind(&m->filter, "timeout"));
+		int r;
+
+		if (group < 0)
+			return uae_nlerr_to_errno(group);
+		r = want ? nl_socket_add_membership(m->sock, group) :
+			   nl_socket_drop_membership(m->sock, group);
+		if (r < 0 && want)
+			return uae_nlerr_to_errno(r);
+	}
+	return 0;
+}
+
 int uae_monitor_new(struct uae_monitor **ret)
 {
 	struct uae_monitor *m;
@@ -104,6 +146,15 @@ int uae_monitor_new(struct uae_monitor **ret)
 	m->refcount = 1;
 
 	r = uae_genl_open(&m->sock, &m->family_id);
+	if (r == -ENOENT) {
+		r = open_fallback(m);
+		if (r < 0) {
+			uae_monitor_unref(m);
+			return r;
+		}
+		*ret = m;
+		return 0;
+	}
 	if (r < 0) {
 		free(m);
 		return r;
@@ -111,14 +162,9 @@ int uae_monitor_new(struct uae_monitor **ret)
 	/* Multicast notifications carry no sequence numbers of ours. */
 	nl_socket_disable_seq_check(m->sock);
 	nl_socket_modify_cb(m->sock, NL_CB_VALID, NL_CB_CUSTOM, on_message, m);
-	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		int group = genl_ctrl_resolve_grp(m->sock, UAEVENTS_GENL_NAME, groups[i]);
-
-		if (group < 0 || (r = nl_socket_add_membership(m->sock, group)) < 0) {
-			r = uae_nlerr_to_errno(group < 0 ? group : r);
-			goto fail;
-		}
-	}
+	r = update_groups(m);
+	if (r < 0)
+		goto fail;
 	r = nl_socket_set_nonblocking(m->sock);
 	if (r < 0) {
 		r = uae_nlerr_to_errno(r);
@@ -153,7 +199,11 @@ struct uae_monitor *uae_monitor_unref(struct uae_monitor *m)
 		return NULL;
 	while ((ev = dequeue(m)))
 		uae_event_unref(ev);
-	nl_socket_free(m->sock);
+	uae_filter_clear(&m->filter);
+	udev_monitor_unref(m->udev_monitor);
+	udev_unref(m->udev);
+	if (m->sock)
+		nl_socket_free(m->sock);
 	if (m->control)
 		nl_socket_free(m->control);
 	free(m);
@@ -164,7 +214,26 @@ int uae_monitor_get_fd(struct uae_monitor *m)
 {
 	if (!m)
 		return -EINVAL;
+	if (m->udev_monitor)
+		return udev_monitor_get_fd(m->udev_monitor);
 	return nl_socket_get_fd(m->sock);
+}
+
+int uae_monitor_is_fallback(struct uae_monitor *m)
+{
+	return m && m->udev_monitor;
+}
+
+int uae_monitor_filter_add_match(struct uae_monitor *m, const char *key, const char *value)
+{
+	int r;
+
+	if (!m)
+		return -EINVAL;
+	r = uae_filter_add(&m->filter, key, value);
+	if (r == 0 && !strcmp(key, "kind") && m->sock)
+		r = update_groups(m);
+	return r;
 }
 
 uint64_t uae_monitor_get_overflows(struct uae_monitor *m)
@@ -179,6 +248,8 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 
 	if (!m)
 		return -EINVAL;
+	if (m->udev_monitor)
+		return -EOPNOTSUPP;
 	if (!m->control) {
 		r = uae_genl_open(&m->control, &family);
 		if (r < 0)
@@ -199,8 +270,9 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 }
 
 /*
- * Hand out @ev unless it was handed out already (a replay overlaps the live stream);
- * note how many events were missed before it.
+ * Hand out @ev unless it was handed out already (a replay overlaps the live stream) or the
+ * filters keep it back; note how many events were missed before it.  Filtered events
+ * count as seen, so that they make no gap.
  */
 static bool accept_event(struct uae_monitor *m, struct uae_event *ev)
 {
@@ -212,7 +284,24 @@ static bool accept_event(struct uae_monitor *m, struct uae_event *ev)
 	/* Another instance: the module was reloaded and numbering starts again. */
 	m->last_instance = ev->instance;
 	m->last_seq = ev->seq;
-	return true;
+	return uae_filter_matches(&m->filter, ev);
+}
+
+static int receive_fallback(struct uae_monitor *m, struct uae_event **ret)
+{
+	struct udev_device *dev;
+
+	while ((dev = udev_monitor_receive_device(m->udev_monitor))) {
+		struct uae_event *ev = uae_event_from_udev(dev);
+
+		udev_device_unref(dev);
+		if (ev && uae_filter_matches(&m->filter, ev)) {
+			*ret = ev;
+			return 0;
+		}
+		uae_event_unref(ev);
+	}
+	return -EAGAIN;
 }
 
 int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret)
@@ -222,6 +311,8 @@ int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret)
 
 	if (!m || !ret)
 		return -EINVAL;
+	if (m->udev_monitor)
+		return receive_fallback(m, ret);
 	for (;;) {
 		while ((ev = dequeue(m))) {
 			if (accept_event(m, ev)) {

@@ -56,6 +56,26 @@ struct uae_event {
  */
 int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret);
 
+struct uae_match {
+	char *key, *value;
+};
+
+struct uae_filter {
+	struct uae_match *matches;
+	size_t n;
+};
+
+/* filter.c */
+int uae_filter_add(struct uae_filter *f, const char *key, const char *value);
+void uae_filter_clear(struct uae_filter *f);
+bool uae_filter_matches(const struct uae_filter *f, const struct uae_event *ev);
+bool uae_filter_wants_kind(const struct uae_filter *f, const char *kind);
+
+/* fallback.c: the stock kernel's SDEV_UA= uevents, when the module is not loaded. */
+struct udev_device;
+/* An event from a KOBJ_CHANGE uevent of a scsi_device with SDEV_UA=; NULL if not one. */
+struct uae_event *uae_event_from_udev(struct udev_device *dev);
+
 /* control.c */
 int uae_kernel_stats_from_nlmsg(struct nlmsghdr *nlh, struct uae_kernel_stats *st);
 

@@ -39,27 +39,41 @@ int cmd_history(int argc, char **argv)
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "since", required_argument, NULL, 's' },
+		{ "filter", required_argument, NULL, 'f' },
 		{}
 	};
 	struct uae_monitor *m;
 	struct uae_event *ev;
 	uint64_t since = 0;
 	bool json = false;
+	char *filters[32];
+	int n_filters = 0;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "js:", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "js:f:", options, NULL)) != -1) {
 		if (c == 'j') {
 			json = true;
 		} else if (c == 's' && uaectl_parse_u64(optarg, &since) == 0) {
 			continue;
+		} else if (c == 'f' && n_filters < 32 && strchr(optarg, '=')) {
+			filters[n_filters++] = optarg;
 		} else {
-			fprintf(stderr, "Usage: uaectl history [--json] [--since SEQ]\n");
+			fprintf(stderr, "Usage: uaectl history [--json] [--since SEQ] "
+				"[--filter KEY=VALUE]...\n");
 			return EXIT_USAGE;
 		}
 	}
 	r = uae_monitor_new(&m);
 	if (r < 0)
 		return fail("cannot connect", r);
+	if (uaectl_add_filters(m, filters, n_filters) < 0) {
+		uae_monitor_unref(m);
+		return EXIT_USAGE;
+	}
+	if (uae_monitor_is_fallback(m)) {
+		uae_monitor_unref(m);
+		return fail("no history", -ENOENT);
+	}
 	r = uae_monitor_replay(m, since);
 	/* The replayed events, and any that arrived meanwhile; then stop. */
 	while (r >= 0 && (r = uae_monitor_receive(m, &ev)) == 0) {

@@ -87,6 +87,24 @@ json_object *uaectl_event_json(struct uae_event *ev)
 	return o;
 }
 
+int uaectl_add_filters(struct uae_monitor *m, char **filters, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char *eq = strchr(filters[i], '=');
+		int r;
+
+		*eq = '\0';
+		r = uae_monitor_filter_add_match(m, filters[i], eq + 1);
+		*eq = '=';
+		if (r < 0) {
+			fprintf(stderr, "uaectl: bad filter '%s': keys are kind, event, category, "
+				"severity, locus, failover, device, wwid, hctl\n", filters[i]);
+			return r;
+		}
+	}
+	return 0;
+}
+
 void uaectl_print_event(struct uae_event *ev, bool json)
 {
 	if (json) {
@@ -122,6 +140,7 @@ int cmd_monitor(int argc, char **argv)
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "since", required_argument, NULL, 's' },
+		{ "filter", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -129,9 +148,11 @@ int cmd_monitor(int argc, char **argv)
 	bool json = false, replay = false;
 	uint64_t overflows = 0;
 	uint64_t since = 0;
+	char *filters[32];
+	int n_filters = 0;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "js:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "js:f:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -143,8 +164,16 @@ int cmd_monitor(int argc, char **argv)
 			}
 			replay = true;
 			break;
+		case 'f':
+			if (n_filters == 32 || !strchr(optarg, '=')) {
+				fprintf(stderr, "uaectl monitor: bad filter '%s' (want KEY=VALUE)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			filters[n_filters++] = optarg;
+			break;
 		case 'h':
-			puts("Usage: uaectl monitor [--json] [--since SEQ]");
+			puts("Usage: uaectl monitor [--json] [--since SEQ] [--filter KEY=VALUE]...");
 			return EXIT_OK;
 		default:
 			return EXIT_USAGE;
@@ -160,6 +189,14 @@ int cmd_monitor(int argc, char **argv)
 		fprintf(stderr, "uaectl: cannot subscribe: %s\n", uae_strerror(r));
 		return uaectl_exit_code(r);
 	}
+	r = uaectl_add_filters(m, filters, n_filters);
+	if (r < 0) {
+		uae_monitor_unref(m);
+		return EXIT_USAGE;
+	}
+	if (uae_monitor_is_fallback(m))
+		fprintf(stderr, "uaectl: the uaevents module is not loaded; showing the stock "
+			"kernel's SDEV_UA uevents\n");
 	if (replay && (r = uae_monitor_replay(m, since)) < 0) {
 		fprintf(stderr, "uaectl: cannot replay the history: %s\n", uae_strerror(r));
 		uae_monitor_unref(m);

@@ -24,6 +24,9 @@ int uaectl_exit_code(int err);
 int uaectl_parse_u64(const char *arg, uint64_t *out);
 
 struct uae_event;
+struct uae_monitor;
+/* --filter KEY=VALUE arguments; -EINVAL, with a message, for a bad one. */
+int uaectl_add_filters(struct uae_monitor *m, char **filters, int n);
 /* One event: a line for a person, or a JSON object; flushed. */
 void uaectl_print_event(struct uae_event *ev, bool json);
 

@@ -21,7 +21,6 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <systemd/sd-journal.h>
-#include <libudev.h>
 
 #include "libuaevents.h"
 #include "config.h"
@@ -118,6 +117,8 @@ static int log_event(struct uae_event *ev)
 		"UAEVENTS_SEQ=%" PRIu64, uae_event_get_seq(ev),
 		"UAEVENTS_INSTANCE=%016" PRIx64, uae_event_get_instance(ev),
 		"UAEVENTS_TIMESTAMP_NS=%" PRIu64, uae_event_get_timestamp_ns(ev),
+		"UAEVENTS_SOURCE=%s", uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK ?
+				      "sdev_ua" : "uaevents",
 		NULL);
 	if (r < 0)
 		return r;
@@ -141,8 +142,6 @@ struct daemon {
 	struct uaed_config cfg;
 	sd_event *loop;
 	struct uae_monitor *monitor;
-	struct udev *udev;
-	struct udev_monitor *udev_monitor;
 	struct uaed_hooks *hooks;
 	struct uaed_rescan *rescan;
 	struct uaed_state state;
@@ -192,9 +191,12 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 
 	if (r < 0)
 		fprintf(stderr, "uaeventd: cannot write to the journal: %s\n", strerror(-r));
-	d->state.instance = uae_event_get_instance(ev);
-	d->state.seq = uae_event_get_seq(ev);
-	d->state_dirty = true;
+	/* Stock uevents have no sequence numbers: nothing to remember. */
+	if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK)) {
+		d->state.instance = uae_event_get_instance(ev);
+		d->state.seq = uae_event_get_seq(ev);
+		d->state_dirty = true;
+	}
 	from_module_event(ev, &e);
 	act_on(d, &e);
 }
@@ -229,58 +231,6 @@ static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userda
 	return 0;
 }
 
-/* Without the module: the stock kernel's SDEV_UA= uevents, fewer fields, same actions. */
-static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	struct daemon *d = userdata;
-	struct udev_device *dev;
-
-	while ((dev = udev_monitor_receive_device(d->udev_monitor))) {
-		const char *ua = udev_device_get_property_value(dev, "SDEV_UA");
-		const char *sysname = udev_device_get_sysname(dev);
-		struct uaed_event e = { 0 };
-		unsigned long long lun;
-
-		if (ua && sysname && sscanf(sysname, "%u:%u:%u:%llu", &e.host, &e.channel,
-					    &e.target, &lun) == 4) {
-			e.lun = lun;
-			uaed_sanitize(ua, e.name, sizeof(e.name));
-			snprintf(e.kind, sizeof(e.kind), "ua");
-			snprintf(e.category, sizeof(e.category), "unknown");
-			snprintf(e.hctl, sizeof(e.hctl), "%s", sysname);
-			sd_journal_send("MESSAGE=[%s]: unit attention %s (stock kernel uevent)",
-					e.hctl, e.name, "PRIORITY=%d",
-					strcmp(e.name, "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED") ?
-					LOG_NOTICE : LOG_WARNING,
-					"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_KIND=ua",
-					"UAEVENTS_EVENT=%s", e.name, "UAEVENTS_HCTL=%s", e.hctl,
-					"UAEVENTS_SOURCE=sdev_ua", NULL);
-			act_on(d, &e);
-		}
-		udev_device_unref(dev);
-	}
-	return 0;
-}
-
-static int start_udev_fallback(struct daemon *d)
-{
-	int r;
-
-	d->udev = udev_new();
-	if (!d->udev)
-		return -ENOMEM;
-	d->udev_monitor = udev_monitor_new_from_netlink(d->udev, "kernel");
-	if (!d->udev_monitor)
-		return -ENOMEM;
-	r = udev_monitor_filter_add_match_subsystem_devtype(d->udev_monitor, "scsi", NULL);
-	if (r >= 0)
-		r = udev_monitor_enable_receiving(d->udev_monitor);
-	if (r >= 0)
-		r = sd_event_add_io(d->loop, NULL, udev_monitor_get_fd(d->udev_monitor), EPOLLIN,
-				    on_udev, d);
-	return r;
-}
-
 /* Replay what happened since the last event logged, by the state file and the journal. */
 static int start_monitor(struct daemon *d)
 {
@@ -292,6 +242,13 @@ static int start_monitor(struct daemon *d)
 	r = uae_monitor_new(&d->monitor);
 	if (r < 0)
 		return r;
+	if (uae_monitor_is_fallback(d->monitor)) {
+		sd_journal_print(LOG_WARNING, "uaeventd: the uaevents module is not loaded; "
+				 "falling back to the stock kernel's SDEV_UA uevents (fewer "
+				 "kinds and fields)");
+		return sd_event_add_io(d->loop, NULL, uae_monitor_get_fd(d->monitor), EPOLLIN,
+				       on_monitor, d);
+	}
 	r = uae_kernel_stats(&ks);
 	if (r < 0)
 		return r;
@@ -378,12 +335,6 @@ int main(int argc, char **argv)
 	uaed_hooks_scan(d.hooks, &d.cfg);
 
 	r = start_monitor(&d);
-	if (r == -ENOENT) {
-		sd_journal_print(LOG_WARNING, "uaeventd: the uaevents module is not loaded; "
-				 "falling back to the stock kernel's SDEV_UA uevents (fewer "
-				 "kinds and fields)");
-		r = start_udev_fallback(&d);
-	}
 	if (r < 0) {
 		fprintf(stderr, "uaeventd: cannot subscribe: %s\n", uae_strerror(r));
 		goto out;
@@ -402,8 +353,6 @@ int main(int argc, char **argv)
 out:
 	uaed_rescan_free(d.rescan);
 	uaed_hooks_free(d.hooks);
-	udev_monitor_unref(d.udev_monitor);
-	udev_unref(d.udev);
 	uae_monitor_unref(d.monitor);
 	sd_event_unref(d.loop);
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -229,6 +229,41 @@ START_TEST(hostile_strings_refused)
 }
 END_TEST
 
+START_TEST(filters)
+{
+	struct uae_filter f = { 0 };
+	struct uae_event *ua, *err;
+
+	ck_assert_int_eq(parse(build(UAEVENTS_CMD_EVENT, SPOIL_NONE), &ua), 0);
+	ck_assert_int_eq(parse(build_error("naa.1", 6), &err), 0);
+	/* No filter: everything. */
+	ck_assert(uae_filter_matches(&f, ua) && uae_filter_matches(&f, err));
+	ck_assert(uae_filter_wants_kind(&f, "sgio"));
+	/* Alternatives of one key. */
+	ck_assert_int_eq(uae_filter_add(&f, "kind", "ua"), 0);
+	ck_assert(uae_filter_matches(&f, ua) && !uae_filter_matches(&f, err));
+	ck_assert(!uae_filter_wants_kind(&f, "error"));
+	ck_assert_int_eq(uae_filter_add(&f, "kind", "error"), 0);
+	ck_assert(uae_filter_matches(&f, ua) && uae_filter_matches(&f, err));
+	/* And another key: both must match. */
+	ck_assert_int_eq(uae_filter_add(&f, "failover", "yes"), 0);
+	ck_assert(!uae_filter_matches(&f, ua));	/* a UA here carries no classification */
+	ck_assert(uae_filter_matches(&f, err));
+	uae_filter_clear(&f);
+	ck_assert_int_eq(uae_filter_add(&f, "device", "sdb"), 0);
+	ck_assert_int_eq(uae_filter_add(&f, "hctl", "2:0:1:3"), 0);
+	ck_assert_int_eq(uae_filter_add(&f, "category", "parameters"), 0);
+	ck_assert(uae_filter_matches(&f, ua));
+	ck_assert_int_eq(uae_filter_add(&f, "wwid", "naa.1"), 0);
+	ck_assert(!uae_filter_matches(&f, ua));
+	ck_assert_int_eq(uae_filter_add(&f, "nosuchkey", "x"), -EINVAL);
+	ck_assert_int_eq(uae_filter_add(&f, "kind", ""), -EINVAL);
+	uae_filter_clear(&f);
+	uae_event_unref(ua);
+	uae_event_unref(err);
+}
+END_TEST
+
 START_TEST(errors_have_messages)
 {
 	ck_assert_str_eq(uae_strerror(-ENOENT), "uaevents kernel module not loaded");
@@ -251,6 +286,7 @@ int main(void)
 	tcase_add_test(tc, truncated_headers_refused);
 	tcase_add_test(tc, error_event);
 	tcase_add_test(tc, hostile_strings_refused);
+	tcase_add_test(tc, filters);
 	tcase_add_test(tc, errors_have_messages);
 	suite_add_tcase(s, tc);
 

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libuaevents: without the module, the stock kernel's own SDEV_UA= uevents, read through
+ * libudev.  They carry only the kinds the kernel names and no sense data, sequence number
+ * or classification; the device is identified from sysfs.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libudev.h>
+
+#include "uae_private.h"
+#include "uae_sense.h"
+
+/* The ASC/ASCQ behind each SDEV_UA name (drivers/scsi/scsi_error.c: scsi_report_sense()). */
+static const struct {
+	const char *name;
+	uint8_t asc, ascq;
+} sdev_ua[] = {
+	{ "INQUIRY_DATA_HAS_CHANGED", 0x3f, 0x03 },
+	{ "CAPACITY_DATA_HAS_CHANGED", 0x2a, 0x09 },
+	{ "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED", 0x38, 0x07 },
+	{ "MODE_PARAMETERS_CHANGED", 0x2a, 0x01 },
+	{ "REPORTED_LUNS_DATA_HAS_CHANGED", 0x3f, 0x0e },
+	{ "ASYMMETRIC_ACCESS_STATE_CHANGED", 0x2a, 0x06 },
+	{ "POWER_ON_RESET_OCCURRED", 0x29, 0x00 },
+};
+
+static void copy_attr(struct udev_device *dev, const char *attr, char *dst, size_t size)
+{
+	const char *v = udev_device_get_sysattr_value(dev, attr);
+	size_t n = 0;
+
+	/* Printable ASCII only, as the module sends it. */
+	for (; v && v[n] && n < size - 1; n++)
+		dst[n] = v[n] < ' ' || v[n] > '~' ? '_' : v[n];
+	while (n > 0 && (dst[n - 1] == ' ' || dst[n - 1] == '_'))
+		n--;
+	dst[n] = '\0';
+}
+
+/* The scsi_device's block device ("sdb"): its child in class "block". */
+static void block_name(struct udev_device *dev, char *dst, size_t size)
+{
+	char path[512];
+	DIR *d;
+	struct dirent *de;
+
+	dst[0] = '\0';
+	snprintf(path, sizeof(path), "%s/block", udev_device_get_syspath(dev));
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && strlen(de->d_name) < size) {
+			strcpy(dst, de->d_name);
+			break;
+		}
+	closedir(d);
+}
+
+struct uae_event *uae_event_from_udev(struct udev_device *dev)
+{
+	const char *ua = udev_device_get_property_value(dev, "SDEV_UA");
+	const char *sysname = udev_device_get_sysname(dev);
+	unsigned long long lun;
+	struct uae_event *ev;
+	size_t i;
+
+	if (!ua || !sysname)
+		return NULL;
+	for (i = 0; i < sizeof(sdev_ua) / sizeof(sdev_ua[0]); i++)
+		if (!strcmp(ua, sdev_ua[i].name))
+			break;
+	if (i == sizeof(sdev_ua) / sizeof(sdev_ua[0]))
+		return NULL;	/* a name this version does not know */
+	ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return NULL;
+	if (sscanf(sysname, "%u:%u:%u:%llu", &ev->host, &ev->channel, &ev->target, &lun) != 4) {
+		free(ev);
+		return NULL;
+	}
+	ev->refcount = 1;
+	ev->kind = UAE_EVENT_UA;
+	ev->repeat = 1;
+	ev->lun = lun;
+	snprintf(ev->hctl, sizeof(ev->hctl), "%s", sysname);
+	snprintf(ev->name, sizeof(ev->name), "%s", sdev_ua[i].name);
+	ev->has_sense = true;
+	ev->sense_key = UAE_SENSE_KEY_UNIT_ATTENTION;
+	ev->asc = sdev_ua[i].asc;
+	ev->ascq = sdev_ua[i].ascq;
+	ev->category = uae_ua_category(ev->asc, ev->ascq);
+	copy_attr(dev, "wwid", ev->wwid, sizeof(ev->wwid));
+	block_name(dev, ev->devname, sizeof(ev->devname));
+	ev->flags = UAE_EVENT_FLAG_STOCK;
+	return ev;
+}
