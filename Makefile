@@ -41,6 +41,9 @@ modules: deps
 unit-check: user
 	tests/run-stage.sh unit $(BUILD)/results ctest --test-dir $(USERBIN) -V
 
+install-check: user
+	tests/run-stage.sh install $(BUILD)/results tests/install-check.sh $(USERBIN)
+
 kunit-check: deps
 	tests/run-stage.sh kunit $(BUILD)/results tests/kunit/run.sh
 
@@ -71,6 +74,7 @@ check: deps
 	@rm -rf $(BUILD)/results
 	@status=0; \
 	$(MAKE) --no-print-directory unit-check || status=1; \
+	$(MAKE) --no-print-directory install-check || status=1; \
 	$(MAKE) --no-print-directory checkpatch || status=1; \
 	$(MAKE) --no-print-directory kunit-check || status=1; \
 	$(MAKE) --no-print-directory fuzz-check || status=1; \
@@ -91,4 +95,4 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all deps user modules unit-check kunit-check fuzz fuzz-check checkpatch vm-check \
-	check bench demo install clean
+	check bench demo install install-check clean

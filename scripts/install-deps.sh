@@ -10,7 +10,7 @@ clang llvm
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 systemd udev
 flex bison bc libelf-dev libssl-dev python3 dwarves
-jq sg3-utils fio"
+jq sg3-utils fio man-db groff-base bash-completion"
 
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,56 @@
+#!/bin/bash
+# What a packager and a user of the library meet: 'make install DESTDIR=...', then
+# pkg-config, a program built against the installed header and library, the exported
+# symbols and their version, the man pages, bash completion.  TAP.
+set -u
+userbin=$1
+top=$(cd "$(dirname "$0")/.." && pwd)
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+n=0 failed=0
+result() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
+}
+
+DESTDIR=$dest cmake --install "$userbin" >"$dest.log" 2>&1
+result $? "make install DESTDIR=... installs"
+pc=$(find "$dest" -name uaevents.pc | head -n 1)
+export PKG_CONFIG_PATH=$(dirname "${pc:-/nonexistent}") PKG_CONFIG_SYSROOT_DIR=$dest
+flags=$(pkg-config --cflags --libs uaevents 2>&1)
+result $? "pkg-config --cflags --libs uaevents: $flags"
+# shellcheck disable=SC2086
+cc -Wall -Werror -o "$dest/monitor-poll" "$top/examples/monitor-poll.c" $flags \
+	-Wl,-rpath-link,"$(dirname "$(find "$dest" -name 'libuaevents.so' | head -n 1)")"
+result $? "the example builds against the installed header and library"
+
+lib=$(find "$dest" -name 'libuaevents.so.1' | head -n 1)
+exported=$(nm -D --defined-only "$lib" | awk '$2 == "T" { print $3 }')
+echo "$exported" | grep -qv '^uae_.*@@LIBUAEVENTS_1$'
+result $((! $?)) "every exported function is uae_* in version LIBUAEVENTS_1 ($(echo "$exported" | wc -l) of them)"
+for sym in uae_monitor_new uae_monitor_receive uae_monitor_filter_add_match uae_event_get_wwid \
+	   uae_kernel_stats uae_strerror; do
+	echo "$exported" | grep -q "^$sym@@LIBUAEVENTS_1$"
+	result $? "exports $sym"
+done
+echo "$exported" | grep -q 'uae_sense_decode\|uae_event_from_nlmsg\|uae_filter_add'
+result $((! $?)) "internals stay internal"
+
+for page in man1/uaectl.1 man8/uaeventd.8 man3/libuaevents.3; do
+	file=$(find "$dest" -path "*/man/$page" | head -n 1)
+	warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -l "$file" 2>&1 >/dev/null)
+	[ -n "$file" ] && [ -z "$warnings" ] && LC_ALL=C.UTF-8 man -l "$file" 2>/dev/null | grep -q NAME
+	result $? "man -l renders $page without warnings"
+done
+
+completion=$(find "$dest" -path '*bash-completion/completions/uaectl' | head -n 1)
+words=$(bash -c "source '$completion'; COMP_WORDS=(uaectl mon); COMP_CWORD=1; _uaectl; echo \${COMPREPLY[*]}")
+[ "$words" = monitor ]
+result $? "bash completion completes 'uaectl mon' to 'monitor'"
+for f in lib/systemd/system/uaeventd.service lib/udev/rules.d/91-uaevents.rules \
+	 lib/systemd/catalog/uaevents.catalog etc/uaevents/uaeventd.conf; do
+	find "$dest" -path "*/$f" | grep -q .
+	result $? "installs $f"
+done
+echo "1..$n"
+[ "$failed" -eq 0 ]
