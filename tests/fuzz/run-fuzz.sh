@@ -15,11 +15,19 @@ out=$(cd "$out" && pwd)
 gen=$(cd "$gen" && pwd)
 n=0 failed=0
 
-for target in sense; do
+# The sources and libraries of each target, beside its own fuzz_<target>.c.
+sources_sense="$top/sense/uae_sense.c"
+sources_event="$top/sense/uae_sense.c $top/libuaevents/event.c"
+flags_event="-I$top/libuaevents -I$top/include/uapi $(pkg-config --cflags libnl-genl-3.0)"
+libs_event="$(pkg-config --libs libnl-genl-3.0)"
+
+for target in sense event; do
 	n=$((n + 1))
 	bin=$out/fuzz_$target
+	eval "sources=\$sources_$target flags=\${flags_$target:-} libs=\${libs_$target:-}"
+	# shellcheck disable=SC2086
 	if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-I"$top/sense" -I"$gen" "$here/fuzz_$target.c" "$top/sense/uae_sense.c" \
+		-I"$top/sense" -I"$gen" $flags "$here/fuzz_$target.c" $sources $libs \
 		-o "$bin"; then
 		echo "not ok $n - fuzz_$target builds"
 		failed=$((failed + 1))
