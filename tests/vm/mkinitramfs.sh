@@ -43,6 +43,8 @@ copy_elf "$userbin/uevent-agent/uaeventd" /usr/sbin/uaeventd
 copy_elf /lib/systemd/systemd-journald /lib/systemd/systemd-journald
 copy_elf /bin/journalctl /usr/bin/journalctl
 copy_elf /usr/bin/jq /usr/bin/jq
+copy_elf /bin/bash /bin/bash
+copy_elf "$userbin/examples/monitor-poll" /usr/bin/monitor-poll
 copy_elf /usr/bin/sg_raw /usr/bin/sg_raw
 copy_elf /usr/bin/fio /usr/bin/fio
 copy_elf /usr/bin/setpriv /usr/bin/setpriv
@@ -86,6 +88,7 @@ mkdir -p "$stage/usr/lib/systemd/catalog" "$stage/var/lib/systemd/catalog" \
 	"$stage/usr/share/uaevents/hooks" "$stage/etc/uaevents/hooks.d"
 cp "$here/../../journald/uaevents.catalog" "$stage/usr/lib/systemd/catalog/"
 cp "$here"/../../hooks/* "$stage/usr/share/uaevents/hooks/"
+cp "$here/../../examples/page-on-low-space.sh" "$stage/usr/bin/"
 mkdir -p "$stage/etc/udev/rules.d" "$stage/usr/lib/udev/rules.d"
 cp "$here"/../../rules/*.rules "$stage/usr/lib/udev/rules.d/"
 

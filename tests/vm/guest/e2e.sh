@@ -40,7 +40,7 @@ raise_capacity_change
 check "capacity change UA reaches the monitor" \
 	wait_for 15 monitor_has CAPACITY_DATA_HAS_CHANGED
 check "capacity change event: 2Ah/09h, parameters, $HCTL, $DISK" \
-	monitor_event CAPACITY_DATA_HAS_CHANGED 42 9 parameters
+	wait_for 5 monitor_event CAPACITY_DATA_HAS_CHANGED 42 9 parameters
 check "capacity change is in the journal with its fields" \
 	wait_for 10 journal_event CAPACITY_DATA_HAS_CHANGED 0x2a 0x09 5 \
 	3fc6d976d4e94141be96e8426bfd1878
@@ -49,7 +49,7 @@ raise_lun_change
 check "LUN inventory change UA reaches the monitor" \
 	wait_for 15 monitor_has REPORTED_LUNS_DATA_HAS_CHANGED
 check "LUN change event: 3Fh/0Eh, inventory, $HCTL, $DISK" \
-	monitor_event REPORTED_LUNS_DATA_HAS_CHANGED 63 14 inventory
+	wait_for 5 monitor_event REPORTED_LUNS_DATA_HAS_CHANGED 63 14 inventory
 check "LUN change is in the journal with its fields" \
 	wait_for 10 journal_event REPORTED_LUNS_DATA_HAS_CHANGED 0x3f 0x0e 5 \
 	1478cebde0674ffbacb87993cfc12337
@@ -59,13 +59,28 @@ if sdebug_error_file >/dev/null; then
 	check "soft threshold UA (injected) reaches the monitor" \
 		wait_for 15 monitor_has THIN_PROVISIONING_SOFT_THRESHOLD_REACHED
 	check "soft threshold event: 38h/07h, space, $HCTL, $DISK" \
-		monitor_event THIN_PROVISIONING_SOFT_THRESHOLD_REACHED 56 7 space
+		wait_for 5 monitor_event THIN_PROVISIONING_SOFT_THRESHOLD_REACHED 56 7 space
 	check "soft threshold is a warning in the journal with its fields" \
 		wait_for 10 journal_event THIN_PROVISIONING_SOFT_THRESHOLD_REACHED 0x38 0x07 4 \
 		dbef670c0acc4a518e8986b26be121b1
 else
 	tap_diag "no scsi_debug error injection on $(uname -r): soft threshold not raised here"
 fi
+
+# ---- the examples: a C program with poll, and a pager script on uaectl monitor --json ----
+monitor-poll 1 category=space >/tmp/example.out 2>&1 &
+example_pid=$!
+printf '#!/bin/sh\nprintf "%%s\\n" "$1" >>/tmp/pages\n' >/tmp/record-page
+chmod +x /tmp/record-page
+page-on-low-space.sh /tmp/record-page >/dev/null 2>&1 &
+pager_pid=$!
+sleep 1
+uaectl inject --hctl "$HCTL" --sense 700006000000000a00000000380700000000
+check "the C example received the low-space event through its filter, and exited" \
+	wait_for 15 sh -c "grep -q 'THIN_PROVISIONING_SOFT_THRESHOLD_REACHED on $DISK ($HCTL), category space' /tmp/example.out && ! kill -0 $example_pid 2>/dev/null"
+check "the pager script paged once, with the device" \
+	wait_for 15 sh -c "grep -q '^Thin pool low on space behind $DISK ($HCTL' /tmp/pages"
+kill "$pager_pid" 2>/dev/null
 
 check "sequence numbers run 1..n without a gap, one instance, gap 0" \
 	jq -e -s 'map(.seq) == [range(1; length + 1)]
@@ -76,6 +91,9 @@ check "the journal holds one entry per event ($n)" \
 	sh -c "[ \$(journalctl -o json UAEVENTS_KIND=ua | jq -s length) -eq $n ]"
 
 check "rmmod uaevents succeeds with subscribers attached" rmmod uaevents
+uaectl status >/dev/null 2>/tmp/status.err
+check "without the module, uaectl status exits 3 and says why" \
+	sh -c "[ $? -eq 3 ] && grep -q 'uaevents kernel module not loaded' /tmp/status.err"
 check "no oops, BUG or WARNING in the kernel log" \
 	sh -c '! dmesg | grep -E "BUG:|WARNING:|Oops|Call Trace"'
 
