@@ -44,11 +44,16 @@ lun_change() {	# N: raise max_luns to N, then let the UA reach the LU
 	udevadm settle
 }
 
+# What udevd made of each event, after its rules ran.
+udevadm monitor --udev --property --subsystem-match=scsi >/tmp/udev-events.txt 2>&1 &
+udevmon=$!
+sleep 1
 lun_change 2
+kill "$udevmon"
 check "the module's uevent is tagged uaevents by the rules" \
-	sh -c "udevadm info --query=property --path=$sdev | grep -q '^TAGS=.*:uaevents:'"
+	sh -c "awk -v RS= '/UAEVENTS_EVENT=/' /tmp/udev-events.txt | grep -q '^TAGS=.*:uaevents:'"
 check "and asks systemd for uaeventd" \
-	sh -c "udevadm info --query=property --path=$sdev | grep -q '^SYSTEMD_WANTS=.*uaeventd.service'"
+	sh -c "awk -v RS= '/UAEVENTS_EVENT=/' /tmp/udev-events.txt | grep -q '^SYSTEMD_WANTS=.*uaeventd.service'"
 check "uaeventd scanned the target once" \
 	wait_for 10 sh -c "[ \$(journalctl -o json -t uaeventd UAEVENTS_ACTION=scan-target | jq -s length) -eq 1 ]"
 check "udev saw the stock kernel's SDEV_UA=REPORTED_LUNS_DATA_HAS_CHANGED" \
