@@ -96,9 +96,40 @@ static void block_name(const char *hctl, char *buf, size_t size)
 	}
 }
 
-/* Why @disk must stay: held by another block device (dm, md), or mounted; NULL if free. */
+/* A process with @disk or one of its partitions open: its pid, else 0. */
+static pid_t opener(const char *disk)
+{
+	char dev[64], link[256];
+	glob_t g;
+	pid_t pid = 0;
+	size_t len = strlen(disk);
+
+	snprintf(dev, sizeof(dev), "/dev/%s", disk);
+	if (glob("/proc/[0-9]*/fd/*", GLOB_NOSORT, NULL, &g) != 0)
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc && !pid; i++) {
+		ssize_t n = readlink(g.gl_pathv[i], link, sizeof(link) - 1);
+
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		/* "/dev/sdc" or a partition, "/dev/sdc1"; not "/dev/sdca". */
+		if (!strncmp(link, dev, len + 5) &&
+		    (link[len + 5] == '\0' || (link[len + 5] >= '0' && link[len + 5] <= '9')))
+			pid = (pid_t)strtol(g.gl_pathv[i] + strlen("/proc/"), NULL, 10);
+	}
+	globfree(&g);
+	return pid;
+}
+
+/*
+ * Why @disk must stay: held by another block device (dm, md), mounted, or open in a
+ * process; NULL if nothing uses it.
+ */
 static const char *in_use(const char *disk)
 {
+	static char why[64];
+	pid_t pid;
 	char pattern[160], line[1024], devs[16][16];
 	int ndev = 0;
 	glob_t g;
@@ -146,6 +177,11 @@ static const char *in_use(const char *disk)
 		}
 	}
 	fclose(f);
+	pid = opener(disk);
+	if (pid) {
+		snprintf(why, sizeof(why), "open in process %d", (int)pid);
+		return why;
+	}
 	return NULL;
 }
 

@@ -143,6 +143,14 @@ check "the LUN the target no longer reports is logged stale, and kept: mounted" 
 		and .UAEVENTS_STALE == \"kept\" and (.MESSAGE | test(\"kept: mounted\")))"
 check "it is still there" test -e "/sys/class/scsi_device/$LUN1"
 umount /mnt
+sh -c "exec 3<\"/dev/$DISK1\"; exec sleep 600" &
+holder=$!
+sleep 2
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0e00000000
+check "unmounted but open in a process, it is kept" \
+	wait_for 20 journal_has "select(.UAEVENTS_ACTION == \"stale-lun\" and .UAEVENTS_HCTL == \"$LUN1\"
+		and (.MESSAGE | test(\"kept: open in process $holder\")))"
+kill "$holder"
 sleep 2
 uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0e00000000
 check "unused now, the stale LUN is removed under the remove policy" \
