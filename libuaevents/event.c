@@ -183,6 +183,23 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	return 0;
 }
 
+struct uae_event *uae_event_new_gap(const struct uae_event *next, uint64_t lost)
+{
+	struct uae_event *gap = calloc(1, sizeof(*gap));
+
+	if (!gap)
+		return NULL;
+	gap->refcount = 1;
+	gap->kind = UAE_EVENT_GAP;
+	gap->instance = next->instance;
+	gap->seq = next->seq - lost;	/* the first event lost */
+	gap->gap = lost;
+	gap->repeat = 1;
+	gap->timestamp_ns = next->timestamp_ns;
+	snprintf(gap->name, sizeof(gap->name), "EVENTS_LOST");
+	return gap;
+}
+
 struct uae_event *uae_event_ref(struct uae_event *ev)
 {
 	if (ev)
@@ -209,6 +226,8 @@ const char *uae_event_get_kind_name(const struct uae_event *ev)
 		[UAE_EVENT_TIMEOUT] = "timeout", [UAE_EVENT_SGIO] = "sgio",
 	};
 
+	if (ev->kind == UAE_EVENT_GAP)
+		return "gap";
 	return ev->kind >= UAE_EVENT_UA && ev->kind <= UAE_EVENT_SGIO ? names[ev->kind] :
 								       "unknown";
 }

@@ -35,6 +35,12 @@ enum uae_event_kind {
 	UAE_EVENT_ERROR,	/* block I/O failed: the midlayer's final answer */
 	UAE_EVENT_TIMEOUT,	/* a command timed out */
 	UAE_EVENT_SGIO,		/* an SG_IO pass-through command failed */
+	/*
+	 * Not from the kernel: events were lost and could not be replayed.  Its sequence
+	 * number is the first one lost, uae_event_get_gap() how many; it is handed out,
+	 * whatever the filters, just before the event that revealed the gap.
+	 */
+	UAE_EVENT_GAP = 100,
 };
 
 /* uae_event_get_flags() */
@@ -86,13 +92,16 @@ struct uae_event *uae_event_ref(struct uae_event *ev);
 struct uae_event *uae_event_unref(struct uae_event *ev);
 
 enum uae_event_kind uae_event_get_kind(const struct uae_event *ev);
-/* "ua", "error", "timeout", "sgio" */
+/* "ua", "error", "timeout", "sgio", "gap" */
 const char *uae_event_get_kind_name(const struct uae_event *ev);
 uint32_t uae_event_get_flags(const struct uae_event *ev);
 /* Sequence number, from 1 per module instance; the instance id changes at each load. */
 uint64_t uae_event_get_seq(const struct uae_event *ev);
 uint64_t uae_event_get_instance(const struct uae_event *ev);
-/* Events of this instance missed just before this one and not replayable (0 normally). */
+/*
+ * Events of this instance missed just before this one and not replayable (0 normally);
+ * a UAE_EVENT_GAP event saying so comes just before it.
+ */
 uint64_t uae_event_get_gap(const struct uae_event *ev);
 /* Occurrences this event stands for: more than 1 when a storm was coalesced. */
 uint32_t uae_event_get_repeat(const struct uae_event *ev);

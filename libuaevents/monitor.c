@@ -40,6 +40,8 @@ struct uae_monitor {
 	uint64_t last_instance;
 	uint64_t last_seq;
 	uint64_t overflows;
+	/* An event accepted behind the gap event handed out just before it. */
+	struct uae_event *after_gap;
 };
 
 /* Each multicast group, and the kind of events it carries. */
@@ -199,6 +201,7 @@ struct uae_monitor *uae_monitor_unref(struct uae_monitor *m)
 		return NULL;
 	while ((ev = dequeue(m)))
 		uae_event_unref(ev);
+	uae_event_unref(m->after_gap);
 	uae_filter_clear(&m->filter);
 	udev_monitor_unref(m->udev_monitor);
 	udev_unref(m->udev);
@@ -274,12 +277,13 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
  * filters keep it back; note how many events were missed before it.  Filtered events
  * count as seen, so that they make no gap.
  */
-static bool accept_event(struct uae_monitor *m, struct uae_event *ev)
+static bool accept_event(struct uae_monitor *m, struct uae_event *ev, uint64_t *lost)
 {
 	if (ev->instance == m->last_instance) {
 		if (ev->seq <= m->last_seq)
 			return false;
 		ev->gap = ev->seq - m->last_seq - 1;
+		*lost = ev->gap;
 	}
 	/* Another instance: the module was reloaded and numbering starts again. */
 	m->last_instance = ev->instance;
@@ -313,9 +317,30 @@ int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret)
 		return -EINVAL;
 	if (m->udev_monitor)
 		return receive_fallback(m, ret);
+	if (m->after_gap) {
+		*ret = m->after_gap;
+		m->after_gap = NULL;
+		return 0;
+	}
 	for (;;) {
 		while ((ev = dequeue(m))) {
-			if (accept_event(m, ev)) {
+			uint64_t lost = 0;
+			bool wanted = accept_event(m, ev, &lost);
+
+			/* Events neither delivered nor replayable: said, never silent. */
+			if (lost) {
+				struct uae_event *gap = uae_event_new_gap(ev, lost);
+
+				if (gap) {
+					if (wanted)
+						m->after_gap = ev;
+					else
+						uae_event_unref(ev);
+					*ret = gap;
+					return 0;
+				}
+			}
+			if (wanted) {
 				*ret = ev;
 				return 0;
 			}

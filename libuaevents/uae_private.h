@@ -65,6 +65,9 @@ struct uae_filter {
 	size_t n;
 };
 
+/* The gap event handed out before @next: @lost events before it are gone for good. */
+struct uae_event *uae_event_new_gap(const struct uae_event *next, uint64_t lost);
+
 /* filter.c */
 int uae_filter_add(struct uae_filter *f, const char *key, const char *value);
 void uae_filter_clear(struct uae_filter *f);

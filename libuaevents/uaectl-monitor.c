@@ -128,8 +128,8 @@ void uaectl_print_event(struct uae_event *ev, bool json)
 			printf(" x%u", uae_event_get_repeat(ev));
 		putchar('\n');
 	}
-	if (uae_event_get_gap(ev))
-		fprintf(stderr, "uaectl: %" PRIu64 " events lost before seq %" PRIu64 "\n",
+	if (uae_event_get_kind(ev) == UAE_EVENT_GAP)
+		fprintf(stderr, "uaectl: %" PRIu64 " events lost from seq %" PRIu64 " on\n",
 			uae_event_get_gap(ev), uae_event_get_seq(ev));
 	/* Scripts read line by line: every event reaches them at once. */
 	fflush(stdout);

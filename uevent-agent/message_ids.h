@@ -38,6 +38,7 @@ static const struct uae_message_id uae_message_ids[] = {
 	{ UAE_EVENT_ERROR, NULL, "a427f555eda44779ab72fd6962f178ea", -1 },
 	{ UAE_EVENT_TIMEOUT, NULL, "b838bd1fe3b64cb0ae93fcfcbee190f3", LOG_WARNING },
 	{ UAE_EVENT_SGIO, NULL, "88259f26cb6b4282b9a4d58ab2dd8b3d", LOG_NOTICE },
+	{ UAE_EVENT_GAP, NULL, "4c634f9d338d4bffad10e699b1bf4a31", LOG_ERR },
 };
 
 #endif /* UAE_MESSAGE_IDS_H */

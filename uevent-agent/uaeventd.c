@@ -120,17 +120,25 @@ static int log_event(struct uae_event *ev)
 		"UAEVENTS_SOURCE=%s", uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK ?
 				      "sdev_ua" : "uaevents",
 		NULL);
-	if (r < 0)
-		return r;
+	return r < 0 ? r : 0;
+}
 
-	if (uae_event_get_gap(ev))
-		sd_journal_send("MESSAGE=%" PRIu64 " events lost before sequence number %" PRIu64,
-				uae_event_get_gap(ev), uae_event_get_seq(ev),
-				"PRIORITY=%d", LOG_ERR,
-				"SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_GAP=%" PRIu64, uae_event_get_gap(ev),
-				NULL);
-	return 0;
+/* Events that could be neither delivered nor replayed: logged once, with their number. */
+static int log_gap(struct uae_event *ev)
+{
+	const struct uae_message_id *mid = message_id_for(ev);
+
+	return sd_journal_send("MESSAGE=%" PRIu64 " events lost from sequence number %" PRIu64
+			       " on; they could not be replayed", uae_event_get_gap(ev),
+			       uae_event_get_seq(ev),
+			       "MESSAGE_ID=%s", mid->id,
+			       "PRIORITY=%d", mid->priority,
+			       "SYSLOG_IDENTIFIER=uaeventd",
+			       "UAEVENTS_KIND=gap",
+			       "UAEVENTS_GAP=%" PRIu64, uae_event_get_gap(ev),
+			       "UAEVENTS_SEQ=%" PRIu64, uae_event_get_seq(ev),
+			       "UAEVENTS_INSTANCE=%016" PRIx64, uae_event_get_instance(ev),
+			       NULL);
 }
 
 #define DEFAULT_CONFIG "/etc/uaevents/uaeventd.conf"
@@ -187,8 +195,13 @@ static void from_module_event(struct uae_event *ev, struct uaed_event *e)
 static void handle_event(struct daemon *d, struct uae_event *ev)
 {
 	struct uaed_event e;
-	int r = log_event(ev);
+	int r;
 
+	if (uae_event_get_kind(ev) == UAE_EVENT_GAP) {
+		log_gap(ev);
+		return;
+	}
+	r = log_event(ev);
 	if (r < 0)
 		fprintf(stderr, "uaeventd: cannot write to the journal: %s\n", strerror(-r));
 	/* Stock uevents have no sequence numbers: nothing to remember. */

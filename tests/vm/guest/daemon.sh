@@ -220,6 +220,19 @@ check "every event of the storm is in the journal exactly once" wait_for 60 stor
 check "the state file holds the last event" \
 	sh -c "[ \$(cut -d' ' -f2 $STATE) -ge $last ]"
 
+# ---- events gone from the history while uaeventd was away: one gap entry, with its size ----
+kill "$UAEVENTD_PID"
+wait "$UAEVENTD_PID" 2>/dev/null
+gap_from=$(($(uaectl status --json | jq .last_seq) + 1))
+uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count 5
+uaectl clear-history
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+start_daemon
+check "uaeventd logs once that 5 events were lost, from where" \
+	wait_for 15 sh -c "[ \$(journalctl -o json -t uaeventd UAEVENTS_KIND=gap | jq -s 'map(select(.UAEVENTS_GAP == \"5\" and .UAEVENTS_SEQ == \"$gap_from\")) | length') -eq 1 ]"
+check "and logs the event after the gap" \
+	wait_for 15 journal_has 'select(.UAEVENTS_EVENT == "MODE_PARAMETERS_CHANGED")'
+
 # ---- without the module: the stock kernel's SDEV_UA uevents ----
 kill "$UAEVENTD_PID"
 rmmod uaevents

@@ -200,9 +200,10 @@ uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --
 check "40 events nobody read through a history of 16: 24 counted as lost unread" \
 	sh -c '[ $(uaectl status --json | jq .lost_unread) -eq 24 ]'
 uaectl history --json >/tmp/history.json 2>/tmp/history.err
-check "the history replays the last 16, and says 24 were lost before them" \
-	sh -c "jq -e -s 'map(.seq) == [range(25; 41)]' /tmp/history.json >/dev/null &&
-		grep -q '24 events lost before seq 25' /tmp/history.err"
+check "the history replays the last 16, after a gap event for the 24 lost before them" \
+	sh -c "jq -e -s '(.[0] | .kind == \"gap\" and .seq == 1 and .gap == 24)
+		and (.[1:] | map(.seq)) == [range(25; 41)]' /tmp/history.json >/dev/null &&
+		grep -q '24 events lost from seq 1 on' /tmp/history.err"
 
 check "rmmod at the end" rmmod uaevents
 check "no oops, BUG or WARNING in the kernel log" \
