@@ -52,5 +52,16 @@ for f in lib/systemd/system/uaeventd.service lib/udev/rules.d/91-uaevents.rules 
 	find "$dest" -path "*/$f" | grep -q .
 	result $? "installs $f"
 done
+# The installed unit, pointed at the installed daemon: valid, and hardened.
+unit=$(find "$dest" -name uaeventd.service | head -n 1)
+daemon=$(find "$dest" -name uaeventd -type f | head -n 1)
+mkdir -p "$dest/units"
+sed "s|/usr/sbin/uaeventd|$daemon|" "$unit" >"$dest/units/uaeventd.service"
+systemd-analyze verify --man=no "$dest/units/uaeventd.service" >/dev/null 2>&1
+result $? "systemd-analyze verify accepts uaeventd.service"
+exposure=$(systemd-analyze security --offline=yes --threshold=40 "$dest/units/uaeventd.service" 2>&1 |
+	sed -n 's/.*Overall exposure level for uaeventd.service: \([0-9.]*\).*/\1/p')
+systemd-analyze security --offline=yes --threshold=40 "$dest/units/uaeventd.service" >/dev/null 2>&1
+result $? "uaeventd.service is hardened: systemd-analyze security exposure ${exposure:-?} (at most 4.0)"
 echo "1..$n"
 [ "$failed" -eq 0 ]
