@@ -6,7 +6,7 @@ set -eu
 PKGS="build-essential cmake pkg-config git
 libnl-3-dev libnl-genl-3-dev libsystemd-dev libudev-dev libjson-c-dev libinih-dev
 check libsgutils2-dev
-clang llvm
+clang llvm libclang-rt-14-dev
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 systemd udev
 flex bison bc libelf-dev libssl-dev python3 dwarves
