@@ -9,7 +9,7 @@ check libsgutils2-dev
 clang llvm libclang-rt-14-dev
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 systemd udev
-flex bison bc libelf-dev libssl-dev python3 dwarves
+flex bison bc libelf-dev libssl-dev python3 perl dwarves
 jq sg3-utils fio man-db groff-base bash-completion"
 
 missing=""
