@@ -137,34 +137,6 @@ static int parse_hctl(const char *arg, struct uae_inject *in)
 	return 0;
 }
 
-static int parse_byte(const char *arg, const char *(*name_of)(uint8_t))
-{
-	uint64_t v;
-
-	for (unsigned int c = 0; c < 256; c++)
-		if (name_of((uint8_t)c) && strcasecmp(name_of((uint8_t)c), arg) == 0)
-			return (int)c;
-	return uaectl_parse_u64(arg, &v) == 0 && v <= 0xff ? (int)v : -1;
-}
-
-static int parse_hex_bytes(const char *arg, uint8_t *buf, size_t size, size_t *len)
-{
-	*len = 0;
-	for (const char *p = arg; *p;) {
-		unsigned int byte;
-
-		if (*p == ' ' || *p == ':') {
-			p++;
-			continue;
-		}
-		if (*len == size || sscanf(p, "%2x", &byte) != 1 || !p[1] || p[1] == ' ')
-			return -EINVAL;
-		buf[(*len)++] = (uint8_t)byte;
-		p += 2;
-	}
-	return 0;
-}
-
 int cmd_inject(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -178,7 +150,7 @@ int cmd_inject(int argc, char **argv)
 	};
 	static const char *const kinds[] = { NULL, "ua", "error", "timeout", "sgio" };
 	struct uae_inject in = { .host_byte = -1, .status = -1 };
-	uint8_t sense[96];
+	uint8_t sense[96], code;
 	bool have_device = false;
 	uint64_t count;
 	int c, r;
@@ -191,19 +163,19 @@ int cmd_inject(int argc, char **argv)
 			have_device = true;
 			break;
 		case 's':
-			if (parse_hex_bytes(optarg, sense, sizeof(sense), &in.sense_len) < 0)
+			if (uaectl_parse_hex(1, &optarg, sense, sizeof(sense), &in.sense_len) < 0)
 				goto usage;
 			in.sense = sense;
 			break;
 		case 'H':
-			in.host_byte = parse_byte(optarg, uae_host_byte_name);
-			if (in.host_byte < 0)
+			if (uaectl_parse_code(optarg, uae_host_byte_name, &code) < 0)
 				goto usage;
+			in.host_byte = code;
 			break;
 		case 'S':
-			in.status = parse_byte(optarg, uae_status_name);
-			if (in.status < 0)
+			if (uaectl_parse_code(optarg, uae_status_name, &code) < 0)
 				goto usage;
+			in.status = code;
 			break;
 		case 'k':
 			for (int k = 1; k <= 4; k++)

@@ -22,9 +22,9 @@
 
 /*
  * Hex digits from the arguments, in pairs; spaces, colons and a leading "0x" between
- * bytes are allowed ("70 00 06", "700006", "0x70:0x00").
+ * bytes are allowed ("70 00 06", "700006", "0x70:0x00").  At most @size bytes.
  */
-static int parse_hex(int argc, char **argv, uint8_t *buf, size_t *len)
+int uaectl_parse_hex(int argc, char **argv, uint8_t *buf, size_t size, size_t *len)
 {
 	*len = 0;
 	for (int i = 0; i < argc; i++) {
@@ -41,15 +41,15 @@ static int parse_hex(int argc, char **argv, uint8_t *buf, size_t *len)
 				continue;
 			}
 			if (isxdigit((unsigned char)p[0]) && !p[1]) {
-				fprintf(stderr, "uaectl decode: odd number of hex digits\n");
+				fprintf(stderr, "uaectl: odd number of hex digits\n");
 				return -EINVAL;
 			}
 			if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1])) {
-				fprintf(stderr, "uaectl decode: not a hex byte at '%.8s'\n", p);
+				fprintf(stderr, "uaectl: not a hex byte at '%.8s'\n", p);
 				return -EINVAL;
 			}
-			if (*len == SENSE_MAX) {
-				fprintf(stderr, "uaectl decode: more than %d bytes\n", SENSE_MAX);
+			if (*len == size) {
+				fprintf(stderr, "uaectl: more than %zu bytes\n", size);
 				return -E2BIG;
 			}
 			buf[(*len)++] = (uint8_t)strtoul((char[]){ p[0], p[1], 0 }, NULL, 16);
@@ -59,8 +59,7 @@ static int parse_hex(int argc, char **argv, uint8_t *buf, size_t *len)
 	return 0;
 }
 
-/* A host byte or status by name ("DID_ERROR", "BUSY") or number ("7", "0x18"). */
-static int parse_code(const char *arg, const char *(*name_of)(uint8_t), uint8_t *out)
+int uaectl_parse_code(const char *arg, const char *(*name_of)(uint8_t), uint8_t *out)
 {
 	char *end;
 	unsigned long v;
@@ -278,14 +277,14 @@ int cmd_decode(int argc, char **argv)
 			break;
 		case 'H':
 			result_given = true;
-			if (parse_code(optarg, uae_host_byte_name, &host) < 0) {
+			if (uaectl_parse_code(optarg, uae_host_byte_name, &host) < 0) {
 				fprintf(stderr, "uaectl decode: bad host byte '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 's':
 			result_given = true;
-			if (parse_code(optarg, uae_status_name, &status) < 0) {
+			if (uaectl_parse_code(optarg, uae_status_name, &status) < 0) {
 				fprintf(stderr, "uaectl decode: bad status '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
@@ -297,7 +296,7 @@ int cmd_decode(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (parse_hex(argc - optind, argv + optind, buf, &len) < 0)
+	if (uaectl_parse_hex(argc - optind, argv + optind, buf, sizeof(buf), &len) < 0)
 		return EXIT_USAGE;
 	/* Without sense data, only a host byte or status can be classified. */
 	if (len == 0 && !result_given) {

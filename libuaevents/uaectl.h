@@ -20,6 +20,11 @@ extern volatile sig_atomic_t uaectl_stop;
 /* The exit status for a negative errno from libuaevents. */
 int uaectl_exit_code(int err);
 
+/* Bytes in hex from arguments ("70 00 06", "700006", "0x70:0x00"); -errno, with a message. */
+int uaectl_parse_hex(int argc, char **argv, uint8_t *buf, size_t size, size_t *len);
+/* A host byte or status by name ("DID_ERROR", "BUSY") or number ("7", "0x18"). */
+int uaectl_parse_code(const char *arg, const char *(*name_of)(uint8_t), uint8_t *out);
+
 /* A decimal or 0x-hex number; -EINVAL if it is not one. */
 int uaectl_parse_u64(const char *arg, uint64_t *out);
 
