@@ -22,7 +22,7 @@ struct uaed_event {
 	char hctl[64];
 	char devname[32];
 	char wwid[128];
-	/* Device-supplied; read from sysfs when the daemon handles the event. */
+	/* Device-supplied; read from sysfs only when a hook is to run for the event. */
 	char vendor[32], model[32], rev[16];
 };
 

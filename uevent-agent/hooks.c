@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,15 +330,25 @@ static void start_next(struct uaed_hooks *h)
 	}
 }
 
-void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *e)
+void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 {
+	struct uaed_event e = *event;
+	bool identity = false;
+
 	for (unsigned int i = 0; i < h->n; i++) {
 		struct job *j;
 
-		if (!wants(h->names[i], e))
+		if (!wants(h->names[i], &e))
 			continue;
+		/* Read from sysfs only for events some hook wants: storms stay cheap. */
+		if (!identity) {
+			uaed_sysfs_read(e.hctl, "vendor", e.vendor, sizeof(e.vendor));
+			uaed_sysfs_read(e.hctl, "model", e.model, sizeof(e.model));
+			uaed_sysfs_read(e.hctl, "rev", e.rev, sizeof(e.rev));
+			identity = true;
+		}
 		j = calloc(1, sizeof(*j));
-		if (!j || build_env(j, e) < 0) {
+		if (!j || build_env(j, &e) < 0) {
 			if (j)
 				free_job(j);
 			continue;

@@ -156,18 +156,11 @@ struct daemon {
 	bool state_dirty;
 };
 
-static void fill_identity(struct uaed_event *e)
-{
-	if (!e->wwid[0])
-		uaed_sysfs_read(e->hctl, "wwid", e->wwid, sizeof(e->wwid));
-	uaed_sysfs_read(e->hctl, "vendor", e->vendor, sizeof(e->vendor));
-	uaed_sysfs_read(e->hctl, "model", e->model, sizeof(e->model));
-	uaed_sysfs_read(e->hctl, "rev", e->rev, sizeof(e->rev));
-}
-
 static void act_on(struct daemon *d, struct uaed_event *e)
 {
-	fill_identity(e);
+	/* Stock uevents carry no WWID of their own; rescans need it. */
+	if (!e->wwid[0])
+		uaed_sysfs_read(e->hctl, "wwid", e->wwid, sizeof(e->wwid));
 	uaed_rescan_event(d->rescan, e);
 	uaed_hooks_run(d->hooks, e);
 }
