@@ -28,6 +28,7 @@ struct sk_buff;
 /* One event, as published and as kept in the history: plain data, no pointers to free. */
 struct uae_record {
 	u64 seq;
+	u64 group_seq;		/* sequence number within its multicast group */
 	u64 timestamp_ns;
 	u8 kind;		/* enum uaevents_kind */
 	u32 flags;		/* UAEVENTS_FLAG_* */
@@ -44,6 +45,7 @@ struct uae_record {
 	u8 category;		/* enum uae_category */
 	const char *name;	/* static string from the shared tables */
 	u8 opcode;
+	u8 req_op;		/* REQ_OP_* of the block request, if any */
 	bool has_lba;
 	u64 lba;
 	u32 sectors;
@@ -58,11 +60,33 @@ struct uae_capture {
 	struct request *rq;	/* NULL for injected events */
 	u8 kind;
 	u32 flags;
-	const u8 *sense;
+	const struct uae_sense *sense;	/* @sense_buf decoded, NULL if there is none */
+	const u8 *sense_buf;
 	size_t sense_len;
+	u8 opcode;		/* CDB operation code, 0 without a command */
 	u8 host_byte, status;
 	u32 error;
 };
+
+/* The multicast groups, each with its own sequence numbers. */
+enum uae_group {
+	UAE_GROUP_UA,
+	UAE_GROUP_ERROR,	/* errors and timeouts */
+	UAE_GROUP_SGIO,
+	UAE_GROUPS
+};
+
+static inline u8 uae_group_of(u8 kind)
+{
+	switch (kind) {
+	case UAEVENTS_KIND_UA:
+		return UAE_GROUP_UA;
+	case UAEVENTS_KIND_SGIO:
+		return UAE_GROUP_SGIO;
+	default:
+		return UAE_GROUP_ERROR;
+	}
+}
 
 /* What two occurrences must share to be coalesced into one event. */
 struct uae_coalesce_key {
@@ -98,13 +122,23 @@ enum uae_coalesce_verdict {
 	UAE_COALESCE_FOLD,	/* repeats a held event: count it there */
 };
 
-enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_event *ev,
-				       u64 now_ns, u64 window_ns);
+/*
+ * What to do with an occurrence of @key at @now_ns.  FOLD: it was counted in a held
+ * event, nothing more to do.  PUBLISH: build an event and publish it.  HOLD: build an
+ * event and give it to uae_coalesce_hold(*@slot, ev).  Whatever the verdict, *@due is a
+ * held event whose window has ended, to be published before this occurrence, or NULL.
+ */
+enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c,
+				       const struct uae_coalesce_key *key, u64 now_ns,
+				       u64 window_ns, struct uae_recent **slot,
+				       struct uae_event **due);
+void uae_coalesce_hold(struct uae_recent *slot, struct uae_event *ev);
 struct uae_event *uae_coalesce_take_due(struct uae_coalescer *c, u64 now_ns, u64 window_ns);
 u64 uae_coalesce_next_due(const struct uae_coalescer *c, u64 window_ns);
 
 /* Settings (module parameters, also set by UAEVENTS_CMD_SET_CONFIG). */
 extern unsigned int uae_coalesce_ms;
+extern unsigned int uae_max_pending;
 extern unsigned int uae_uevents;
 extern u64 uae_instance_id;
 
@@ -120,9 +154,12 @@ struct uae_stats {
 extern struct uae_stats uae_stats;
 
 /* uae_capture.c */
+int uae_capture_init(unsigned int max_pending);
 void uae_capture(const struct uae_capture *in);
 void uae_capture_flush(void);
 u64 uae_last_seq(void);
+/* The last sequence number of each group, in @group_seq[UAE_GROUPS]; the global one. */
+u64 uae_last_seqs(u64 *group_seq);
 void uae_capture_exit(void);
 
 /* uae_hooks.c */
@@ -132,16 +169,18 @@ void uae_hooks_exit(void);
 /* uae_history.c */
 int uae_history_init(unsigned int size);
 void uae_history_exit(void);
-void uae_history_add(const struct uae_record *rec, bool delivered);
+void uae_history_add(const struct uae_record *rec);
+/* Every subscriber got the newest event, @seq: it is not lost if it falls out unread. */
+void uae_history_mark_read(u64 seq);
 void uae_history_clear(void);
 unsigned int uae_history_size(void);
 u64 uae_history_first_seq(void);
 /*
- * Copy the oldest event with seq > @after into @rec and mark it delivered.
- * Returns 0, or -ENOENT when there is none.  *@gap is set when events after @after
- * fell out of the history.
+ * Copy the oldest event with seq > @after into @rec, and mark it read if @mark_read.
+ * Returns 0, or -ENOENT when there is none.  *@lost: events after @after that fell out
+ * of the history before this one.
  */
-int uae_history_next(u64 after, struct uae_record *rec, bool *gap);
+int uae_history_next(u64 after, struct uae_record *rec, u64 *lost, bool mark_read);
 
 /* uae_message.c */
 int uae_put_record(struct sk_buff *skb, const struct uae_record *rec, u64 instance);

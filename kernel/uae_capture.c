@@ -2,16 +2,18 @@
 /*
  * uaevents: from what a hook saw to a delivered event.
  *
- * uae_capture() runs in atomic context: it decodes and classifies with the shared
- * decoder, takes a reference on the scsi_device, and queues the event (or folds it into
- * a storm) under a spinlock.  A work item delivers queued events in sequence order.
+ * uae_capture() runs in atomic context, also on PREEMPT_RT where a kprobe or tracepoint
+ * handler must neither take a sleeping lock nor call the allocator: one raw spinlock
+ * guards the queue, and events come from a pool allocated at load.  The coalescer's
+ * verdict comes first, so that an occurrence folded into a storm costs no event, no
+ * device reference and no classification.  A work item delivers queued events in
+ * sequence order: into the history first, then to subscribers and udev.
  */
-#include <linux/device.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
-#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_device.h>
@@ -19,15 +21,12 @@
 
 #include "uae.h"
 
-static unsigned int max_pending = 4096;
-module_param(max_pending, uint, 0644);
-MODULE_PARM_DESC(max_pending,
-		 "Events captured but not yet delivered before new ones are dropped and counted (default 4096)");
-
-static DEFINE_SPINLOCK(uae_lock);	/* everything below */
+static DEFINE_RAW_SPINLOCK(uae_lock);	/* everything below */
+static struct uae_event *uae_pool;	/* uae_max_pending events, allocated at load */
+static LIST_HEAD(uae_free);
 static LIST_HEAD(uae_pending);
-static unsigned int uae_pending_count;
 static u64 uae_seq;
+static u64 uae_group_seq[UAE_GROUPS];
 static struct uae_coalescer uae_coalescer;
 
 static void uae_deliver(struct work_struct *work);
@@ -40,9 +39,21 @@ u64 uae_last_seq(void)
 	unsigned long flags;
 	u64 seq;
 
-	spin_lock_irqsave(&uae_lock, flags);
+	raw_spin_lock_irqsave(&uae_lock, flags);
 	seq = uae_seq;
-	spin_unlock_irqrestore(&uae_lock, flags);
+	raw_spin_unlock_irqrestore(&uae_lock, flags);
+	return seq;
+}
+
+u64 uae_last_seqs(u64 *group_seq)
+{
+	unsigned long flags;
+	u64 seq;
+
+	raw_spin_lock_irqsave(&uae_lock, flags);
+	seq = uae_seq;
+	memcpy(group_seq, uae_group_seq, sizeof(uae_group_seq));
+	raw_spin_unlock_irqrestore(&uae_lock, flags);
 	return seq;
 }
 
@@ -51,21 +62,40 @@ static u64 uae_window_ns(void)
 	return (u64)READ_ONCE(uae_coalesce_ms) * NSEC_PER_MSEC;
 }
 
-static void uae_event_free(struct uae_event *ev)
+int uae_capture_init(unsigned int max_pending)
 {
-	put_device(&ev->sdev->sdev_gendev);
-	kfree(ev);
+	unsigned int i;
+
+	uae_pool = vcalloc(max_pending, sizeof(*uae_pool));
+	if (!uae_pool)
+		return -ENOMEM;
+	for (i = 0; i < max_pending; i++)
+		list_add_tail(&uae_pool[i].node, &uae_free);
+	return 0;
+}
+
+/* Under uae_lock: an event from the pool, or NULL when max_pending are in flight. */
+static struct uae_event *uae_event_get_locked(void)
+{
+	struct uae_event *ev = list_first_entry_or_null(&uae_free, struct uae_event, node);
+
+	if (ev)
+		list_del(&ev->node);
+	return ev;
 }
 
 /* Under uae_lock: number the event and queue it for delivery. */
 static void uae_enqueue_locked(struct uae_event *ev)
 {
+	u8 group = uae_group_of(ev->rec.kind);
+
 	/* Numbered under the lock, so delivery order is sequence order. */
 	ev->rec.seq = ++uae_seq;
+	ev->rec.group_seq = ++uae_group_seq[group];
 	list_add_tail(&ev->node, &uae_pending);
-	uae_pending_count++;
 }
 
+/* Under uae_lock: make the flush work run when the earliest held event falls due. */
 static void uae_schedule_flush_locked(void)
 {
 	u64 due = uae_coalesce_next_due(&uae_coalescer, uae_window_ns());
@@ -73,25 +103,24 @@ static void uae_schedule_flush_locked(void)
 
 	if (due == U64_MAX)
 		return;
-	/* Harmless if already pending: it rescans and re-arms itself. */
-	schedule_delayed_work(&uae_flush_work,
-			      due > now ? nsecs_to_jiffies(due - now) + 1 : 0);
+	/* mod_, not schedule_: an earlier due time must pull a pending flush forward. */
+	mod_delayed_work(system_wq, &uae_flush_work,
+			 due > now ? nsecs_to_jiffies(due - now) + 1 : 0);
 }
 
 static void uae_flush_held(struct work_struct *work)
 {
 	u64 now = ktime_get_ns(), window = uae_window_ns();
 	struct uae_event *ev;
-	unsigned long flags;
 	bool queued = false;
 
-	spin_lock_irqsave(&uae_lock, flags);
+	raw_spin_lock_irq(&uae_lock);
 	while ((ev = uae_coalesce_take_due(&uae_coalescer, now, window))) {
 		uae_enqueue_locked(ev);
 		queued = true;
 	}
 	uae_schedule_flush_locked();
-	spin_unlock_irqrestore(&uae_lock, flags);
+	raw_spin_unlock_irq(&uae_lock);
 	if (queued)
 		queue_work(system_unbound_wq, &uae_deliver_work);
 }
@@ -107,17 +136,17 @@ static void uae_fill_name(struct uae_record *rec, const struct uae_sense *s)
 		rec->name = "COMMAND_TIMEOUT";
 		break;
 	default:
-		rec->name = uae_error_name(rec->host_byte, rec->status, s);
+		rec->name = (rec->flags & UAEVENTS_FLAG_NO_COMMAND) ? "REQUEST_FAILED" :
+			    uae_error_name(rec->host_byte, rec->status, s);
 		break;
 	}
 }
 
 static void uae_fill_request(struct uae_record *rec, struct request *rq)
 {
-	struct scsi_cmnd *cmd = blk_mq_rq_to_pdu(rq);
 	struct gendisk *disk;
 
-	rec->opcode = cmd->cmnd[0];
+	rec->req_op = req_op(rq);
 	if (!blk_rq_is_passthrough(rq)) {
 		rec->has_lba = true;
 		rec->lba = blk_rq_pos(rq);
@@ -129,22 +158,14 @@ static void uae_fill_request(struct uae_record *rec, struct request *rq)
 		strscpy(rec->devname, disk->disk_name, sizeof(rec->devname));
 }
 
-/* Atomic context: no sleeping, GFP_ATOMIC only. */
-void uae_capture(const struct uae_capture *in)
+/* Under uae_lock: the record of one occurrence. */
+static void uae_fill(struct uae_event *ev, const struct uae_capture *in,
+		     const struct uae_sense *sense)
 {
 	struct scsi_device *sdev = in->sdev;
-	struct uae_sense sense;
-	struct uae_event *ev;
-	struct uae_record *rec;
-	unsigned long flags;
-	bool deliver = false;
+	struct uae_record *rec = &ev->rec;
 
-	ev = kzalloc(sizeof(*ev), GFP_ATOMIC);
-	if (!ev) {
-		atomic64_inc(&uae_stats.alloc_failed);
-		return;
-	}
-	rec = &ev->rec;
+	memset(rec, 0, sizeof(*rec));
 	rec->kind = in->kind;
 	rec->flags = in->flags;
 	rec->repeat = 1;
@@ -153,55 +174,88 @@ void uae_capture(const struct uae_capture *in)
 	rec->channel = sdev->channel;
 	rec->target = sdev->id;
 	rec->lun = sdev->lun;
+	rec->opcode = in->opcode;
 	rec->host_byte = in->host_byte;
 	rec->status = in->status;
 	rec->error = in->error;
 	if (in->rq)
 		uae_fill_request(rec, in->rq);
-
-	uae_sense_decode(in->sense, in->sense ? in->sense_len : 0, &sense);
-	if (sense.status != UAE_SENSE_INVALID) {
-		rec->sense_len = min_t(size_t, uae_sense_length(in->sense, in->sense_len),
+	if (sense->status != UAE_SENSE_INVALID) {
+		rec->sense_len = min_t(size_t, uae_sense_length(in->sense_buf, in->sense_len),
 				       sizeof(rec->sense));
-		memcpy(rec->sense, in->sense, rec->sense_len);
-		rec->sense_key = sense.sense_key;
-		rec->asc = sense.asc;
-		rec->ascq = sense.ascq;
+		memcpy(rec->sense, in->sense_buf, rec->sense_len);
+		rec->sense_key = sense->sense_key;
+		rec->asc = sense->asc;
+		rec->ascq = sense->ascq;
 	}
-	uae_fill_name(rec, &sense);
-	uae_classify(rec->host_byte, rec->status, &sense, &rec->class);
+	uae_fill_name(rec, sense);
+	uae_classify(rec->host_byte, rec->status, sense, &rec->class);
+	/*
+	 * Pins the device and its low-level driver's module until delivery (atomic, never
+	 * sleeps); a device on its way out still has its event published, without identity
+	 * or uevent.
+	 */
+	ev->sdev = scsi_device_get(sdev) ? NULL : sdev;
+}
 
-	ev->key = (struct uae_coalesce_key){
-		.sdev = sdev, .kind = rec->kind, .host_byte = rec->host_byte,
-		.status = rec->status, .sense_key = rec->sense_key, .asc = rec->asc,
-		.ascq = rec->ascq, .opcode = rec->opcode,
+/*
+ * Atomic context, raw: no sleeping lock, no allocation.  @in->sense is what the hook
+ * decoded from @in->sense_buf (NULL if there is no sense): nothing is decoded twice.
+ */
+void uae_capture(const struct uae_capture *in)
+{
+	static const struct uae_sense none = { .status = UAE_SENSE_INVALID };
+	const struct uae_sense *sense = in->sense ? in->sense : &none;
+	struct uae_coalesce_key key = {
+		.sdev = in->sdev, .kind = in->kind, .host_byte = in->host_byte,
+		.status = in->status, .opcode = in->opcode,
 	};
-	get_device(&sdev->sdev_gendev);
-	ev->sdev = sdev;
+	struct uae_event *ev, *due;
+	struct uae_recent *slot;
+	unsigned long flags;
+	bool queued;
 
-	spin_lock_irqsave(&uae_lock, flags);
-	if (uae_pending_count >= READ_ONCE(max_pending)) {
-		spin_unlock_irqrestore(&uae_lock, flags);
-		atomic64_inc(&uae_stats.queue_full);
-		uae_event_free(ev);
-		return;
+	if (sense->status != UAE_SENSE_INVALID) {
+		key.sense_key = sense->sense_key;
+		key.asc = sense->asc;
+		key.ascq = sense->ascq;
 	}
-	switch (uae_coalesce(&uae_coalescer, ev, ktime_get_ns(), uae_window_ns())) {
-	case UAE_COALESCE_PUBLISH:
-		uae_enqueue_locked(ev);
-		deliver = true;
-		break;
-	case UAE_COALESCE_HOLD:
-		uae_schedule_flush_locked();
-		break;
+
+	raw_spin_lock_irqsave(&uae_lock, flags);
+	switch (uae_coalesce(&uae_coalescer, &key, ktime_get_ns(), uae_window_ns(),
+			     &slot, &due)) {
 	case UAE_COALESCE_FOLD:
 		atomic64_inc(&uae_stats.coalesced);
-		spin_unlock_irqrestore(&uae_lock, flags);
-		uae_event_free(ev);
-		return;
+		break;
+	case UAE_COALESCE_HOLD:
+		ev = uae_event_get_locked();
+		if (!ev) {
+			atomic64_inc(&uae_stats.queue_full);
+			break;
+		}
+		uae_fill(ev, in, sense);
+		uae_coalesce_hold(slot, ev);
+		uae_schedule_flush_locked();
+		break;
+	case UAE_COALESCE_PUBLISH:
+		ev = uae_event_get_locked();
+		if (!ev) {
+			atomic64_inc(&uae_stats.queue_full);
+			break;
+		}
+		uae_fill(ev, in, sense);
+		/* A late held event of the same kind goes first: sequence order is time order. */
+		if (due)
+			uae_enqueue_locked(due);
+		due = NULL;
+		uae_enqueue_locked(ev);
+		break;
 	}
-	spin_unlock_irqrestore(&uae_lock, flags);
-	if (deliver)
+	if (due)
+		uae_enqueue_locked(due);
+	queued = !list_empty(&uae_pending);
+	raw_spin_unlock_irqrestore(&uae_lock, flags);
+	if (queued)
 		queue_work(system_unbound_wq, &uae_deliver_work);
 }
 
@@ -218,18 +272,26 @@ static void uae_deliver(struct work_struct *work)
 	struct uae_event *ev, *tmp;
 	LIST_HEAD(batch);
 
-	spin_lock_irq(&uae_lock);
+	raw_spin_lock_irq(&uae_lock);
 	list_splice_init(&uae_pending, &batch);
-	uae_pending_count = 0;
-	spin_unlock_irq(&uae_lock);
+	raw_spin_unlock_irq(&uae_lock);
 
 	list_for_each_entry_safe(ev, tmp, &batch, node) {
 		list_del(&ev->node);
-		uae_identity_fill(ev->sdev, &ev->rec);
-		uae_history_add(&ev->rec, uae_netlink_publish(&ev->rec));
-		if (uae_wants_uevent(&ev->rec))
-			uae_uevent_send(ev->sdev, &ev->rec);
-		uae_event_free(ev);
+		if (ev->sdev)
+			uae_identity_fill(ev->sdev, &ev->rec);
+		/* In the history before any subscriber can see it, so a replay finds it. */
+		uae_history_add(&ev->rec);
+		if (uae_netlink_publish(&ev->rec))
+			uae_history_mark_read(ev->rec.seq);
+		if (ev->sdev) {
+			if (uae_wants_uevent(&ev->rec))
+				uae_uevent_send(ev->sdev, &ev->rec);
+			scsi_device_put(ev->sdev);
+		}
+		raw_spin_lock_irq(&uae_lock);
+		list_add(&ev->node, &uae_free);
+		raw_spin_unlock_irq(&uae_lock);
 		cond_resched();
 	}
 }
@@ -240,16 +302,21 @@ void uae_capture_flush(void)
 	flush_work(&uae_deliver_work);
 }
 
-/* After the hooks are gone: publish held storms, deliver everything, stop. */
+/*
+ * After the hooks and the netlink family are gone, so that nothing captures any more:
+ * publish held storms, deliver everything, free the pool.
+ */
 void uae_capture_exit(void)
 {
 	struct uae_event *ev;
 
 	cancel_delayed_work_sync(&uae_flush_work);
-	spin_lock_irq(&uae_lock);
+	raw_spin_lock_irq(&uae_lock);
 	while ((ev = uae_coalesce_take_due(&uae_coalescer, ktime_get_ns(), 0)))
 		uae_enqueue_locked(ev);
-	spin_unlock_irq(&uae_lock);
+	raw_spin_unlock_irq(&uae_lock);
 	queue_work(system_unbound_wq, &uae_deliver_work);
 	flush_work(&uae_deliver_work);
+	vfree(uae_pool);
+	uae_pool = NULL;
 }

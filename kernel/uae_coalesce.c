@@ -4,6 +4,9 @@
  * published at once; repeats within the window are held in one event whose repeat
  * count grows, published when the window ends.  A storm thus gives one event per window
  * and every occurrence is counted.  Pure logic: the caller supplies time and locking.
+ *
+ * The verdict comes before the caller builds an event, so that folding an occurrence
+ * into a held one costs no allocation, no device reference and no decoding.
  */
 #include <linux/string.h>
 
@@ -43,20 +46,40 @@ static struct uae_recent *victim(struct uae_coalescer *c)
 	return best;
 }
 
-enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_event *ev,
-				       u64 now_ns, u64 window_ns)
+/* The held event of @r leaves the coalescer; a storm that goes on waits a whole window. */
+static struct uae_event *take(struct uae_recent *r, u64 now_ns)
+{
+	struct uae_event *ev = r->held;
+
+	r->held = NULL;
+	r->last_ns = now_ns;
+	return ev;
+}
+
+enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c,
+				       const struct uae_coalesce_key *key, u64 now_ns,
+				       u64 window_ns, struct uae_recent **slot,
+				       struct uae_event **due)
 {
 	struct uae_recent *r;
 
+	*slot = NULL;
+	*due = NULL;
 	if (!window_ns)
 		return UAE_COALESCE_PUBLISH;
-	r = find(c, &ev->key);
+	r = find(c, key);
+	/*
+	 * The held event's window has ended but it was not flushed yet: it goes out now,
+	 * before this occurrence, which opens the next window.
+	 */
+	if (r && r->held && now_ns - r->last_ns >= window_ns)
+		*due = take(r, now_ns);
 	if (r && now_ns - r->last_ns < window_ns) {
 		if (r->held) {
 			r->held->rec.repeat++;
 			return UAE_COALESCE_FOLD;
 		}
-		r->held = ev;
+		*slot = r;
 		return UAE_COALESCE_HOLD;
 	}
 	if (!r)
@@ -65,10 +88,15 @@ enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_event
 	if (!r)
 		return UAE_COALESCE_PUBLISH;
 	r->used = true;
-	r->key = ev->key;
+	r->key = *key;
 	r->last_ns = now_ns;
 	r->held = NULL;
 	return UAE_COALESCE_PUBLISH;
+}
+
+void uae_coalesce_hold(struct uae_recent *slot, struct uae_event *ev)
+{
+	slot->held = ev;
 }
 
 /* One held event whose window has ended (all of them once @window_ns is 0), or NULL. */
@@ -78,13 +106,9 @@ struct uae_event *uae_coalesce_take_due(struct uae_coalescer *c, u64 now_ns, u64
 
 	for (i = 0; i < UAE_RECENT_SLOTS; i++) {
 		struct uae_recent *r = &c->slot[i];
-		struct uae_event *ev = r->held;
 
-		if (!ev || now_ns - r->last_ns < window_ns)
-			continue;
-		r->held = NULL;
-		r->last_ns = now_ns;	/* a storm that goes on waits a whole window again */
-		return ev;
+		if (r->held && now_ns - r->last_ns >= window_ns)
+			return take(r, now_ns);
 	}
 	return NULL;
 }

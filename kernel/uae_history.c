@@ -45,7 +45,7 @@ static struct uae_slot *slot_at(unsigned int i)	/* i-th oldest */
 	return &uae_ring[(uae_ring_head + uae_ring_size - uae_ring_count + i) % uae_ring_size];
 }
 
-void uae_history_add(const struct uae_record *rec, bool delivered)
+void uae_history_add(const struct uae_record *rec)
 {
 	struct uae_slot *s;
 
@@ -54,10 +54,23 @@ void uae_history_add(const struct uae_record *rec, bool delivered)
 	if (uae_ring_count == uae_ring_size && !s->read)
 		atomic64_inc(&uae_stats.lost_unread);
 	s->rec = *rec;
-	s->read = delivered;
+	s->read = false;
 	uae_ring_head = (uae_ring_head + 1) % uae_ring_size;
 	if (uae_ring_count < uae_ring_size)
 		uae_ring_count++;
+	mutex_unlock(&uae_history_lock);
+}
+
+void uae_history_mark_read(u64 seq)
+{
+	struct uae_slot *s;
+
+	mutex_lock(&uae_history_lock);
+	if (uae_ring_count) {
+		s = slot_at(uae_ring_count - 1);
+		if (s->rec.seq == seq)
+			s->read = true;
+	}
 	mutex_unlock(&uae_history_lock);
 }
 
@@ -78,7 +91,7 @@ u64 uae_history_first_seq(void)
 	return seq;
 }
 
-int uae_history_next(u64 after, struct uae_record *rec, bool *gap)
+int uae_history_next(u64 after, struct uae_record *rec, u64 *lost, bool mark_read)
 {
 	unsigned int lo = 0, hi;
 	struct uae_slot *s;
@@ -98,8 +111,10 @@ int uae_history_next(u64 after, struct uae_record *rec, bool *gap)
 	if (lo < uae_ring_count) {
 		s = slot_at(lo);
 		*rec = s->rec;
-		s->read = true;
-		*gap = s->rec.seq != after + 1;
+		if (mark_read)
+			s->read = true;
+		/* Events after @after that fell out of the history (none before the first). */
+		*lost = s->rec.seq > after + 1 ? s->rec.seq - after - 1 : 0;
 		ret = 0;
 	}
 	mutex_unlock(&uae_history_lock);

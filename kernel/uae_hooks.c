@@ -33,27 +33,44 @@ static u32 uae_rq_flags(struct request *rq)
 	return flags;
 }
 
+/*
+ * Unit attentions the midlayer caused or expects and handles itself: after its own
+ * reset (expecting_cc_ua), the 3Fh/0Eh that every other LUN of a target repeats once
+ * one has reported it (expecting_lun_change), and those while the device is suspended.
+ */
+static bool uae_ua_expected(struct scsi_device *sdev, const struct uae_sense *s)
+{
+	if (sdev->expecting_cc_ua || sdev->silence_suspend)
+		return true;
+	return s->asc == 0x3f && s->ascq == 0x0e && sdev->sdev_target->expecting_lun_change;
+}
+
 static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct scsi_cmnd *cmd = (struct scsi_cmnd *)regs_get_kernel_argument(regs, 0);
 	struct request *rq = scsi_cmd_to_rq(cmd);
-	struct uae_capture in = {
-		.sdev = cmd->device, .rq = rq, .flags = uae_rq_flags(rq),
-		.sense = cmd->sense_buffer, .sense_len = SCSI_SENSE_BUFFERSIZE,
-		.host_byte = host_byte(cmd->result), .status = get_status_byte(cmd),
-	};
 	struct uae_sense s;
+	struct uae_capture in = {
+		.sdev = cmd->device, .rq = rq, .flags = uae_rq_flags(rq), .sense = &s,
+		.sense_buf = cmd->sense_buffer, .sense_len = SCSI_SENSE_BUFFERSIZE,
+		.opcode = cmd->cmnd[0], .host_byte = host_byte(cmd->result),
+		.status = get_status_byte(cmd),
+	};
 
 	if (uae_sense_decode(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE, &s) == UAE_SENSE_INVALID)
 		return 0;
-	if (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION)
+	if (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION) {
 		in.kind = UAEVENTS_KIND_UA;
+		if (uae_ua_expected(cmd->device, &s))
+			in.flags |= UAEVENTS_FLAG_QUIET;
 	/* A user's pass-through command failed; kernel-internal ones are quiet. */
-	else if ((in.flags & UAEVENTS_FLAG_PASSTHROUGH) && !(in.flags & UAEVENTS_FLAG_QUIET) &&
-		 s.sense_key != 0x0 && s.sense_key != 0x1)
+	} else if ((in.flags & UAEVENTS_FLAG_PASSTHROUGH) && !(in.flags & UAEVENTS_FLAG_QUIET) &&
+		   s.sense_key != UAE_SENSE_KEY_NO_SENSE &&
+		   s.sense_key != UAE_SENSE_KEY_RECOVERED_ERROR) {
 		in.kind = UAEVENTS_KIND_SGIO;
-	else
+	} else {
 		return 0;	/* block I/O errors are reported once final */
+	}
 	uae_capture(&in);
 	return 0;
 }
@@ -64,7 +81,7 @@ static int uae_timeout_pre(struct kprobe *kp, struct pt_regs *regs)
 	struct scsi_cmnd *cmd = blk_mq_rq_to_pdu(rq);
 	struct uae_capture in = {
 		.sdev = cmd->device, .rq = rq, .kind = UAEVENTS_KIND_TIMEOUT,
-		.flags = uae_rq_flags(rq), .host_byte = DID_TIME_OUT,
+		.flags = uae_rq_flags(rq), .opcode = cmd->cmnd[0], .host_byte = DID_TIME_OUT,
 	};
 
 	uae_capture(&in);
@@ -77,6 +94,7 @@ static void uae_block_rq_error(void *data, struct request *rq, blk_status_t erro
 	struct gendisk *disk = rq->q->disk;
 	struct device *parent = disk ? disk_to_dev(disk)->parent : NULL;
 	struct scsi_cmnd *cmd;
+	struct uae_sense s;
 	struct uae_capture in;
 
 	/* Only requests of SCSI disks carry a scsi_cmnd. */
@@ -85,11 +103,25 @@ static void uae_block_rq_error(void *data, struct request *rq, blk_status_t erro
 	cmd = blk_mq_rq_to_pdu(rq);
 	in = (struct uae_capture){
 		.sdev = to_scsi_device(parent), .rq = rq, .kind = UAEVENTS_KIND_ERROR,
-		.flags = uae_rq_flags(rq), .host_byte = host_byte(cmd->result),
-		.status = get_status_byte(cmd), .error = -blk_status_to_errno(error),
+		.flags = uae_rq_flags(rq), .error = -blk_status_to_errno(error),
 	};
-	if (in.status == SAM_STAT_CHECK_CONDITION) {
-		in.sense = cmd->sense_buffer;
+	/*
+	 * scsi_prepare_cmd() never ran for this request (an empty flush completed by the
+	 * flush machinery, a request refused by scsi_queue_rq()): its scsi_cmnd still holds
+	 * an earlier request's result, CDB and sense.  Only the errno and the request are its.
+	 */
+	if (!(rq->rq_flags & RQF_DONTPREP)) {
+		in.flags |= UAEVENTS_FLAG_NO_COMMAND;
+		uae_capture(&in);
+		return;
+	}
+	in.opcode = cmd->cmnd[0];
+	in.host_byte = host_byte(cmd->result);
+	in.status = get_status_byte(cmd);
+	if (in.status == SAM_STAT_CHECK_CONDITION &&
+	    uae_sense_decode(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE, &s) != UAE_SENSE_INVALID) {
+		in.sense = &s;
+		in.sense_buf = cmd->sense_buffer;
 		in.sense_len = SCSI_SENSE_BUFFERSIZE;
 	}
 	uae_capture(&in);

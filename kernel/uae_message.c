@@ -28,7 +28,10 @@ static int put_identity(struct sk_buff *skb, const struct uae_record *rec)
 
 static int put_command(struct sk_buff *skb, const struct uae_record *rec)
 {
-	if (rec->kind != UAEVENTS_KIND_UA &&
+	if (rec->has_lba && nla_put_u8(skb, UAEVENTS_ATTR_REQ_OP, rec->req_op))
+		return -EMSGSIZE;
+	/* Without a command there is no opcode, host byte or status to tell. */
+	if (rec->kind != UAEVENTS_KIND_UA && !(rec->flags & UAEVENTS_FLAG_NO_COMMAND) &&
 	    (nla_put_u8(skb, UAEVENTS_ATTR_OPCODE, rec->opcode) ||
 	     nla_put_u8(skb, UAEVENTS_ATTR_HOST_BYTE, rec->host_byte) ||
 	     nla_put_u8(skb, UAEVENTS_ATTR_STATUS, rec->status)))
@@ -62,6 +65,7 @@ static int put_class(struct sk_buff *skb, const struct uae_record *rec)
 int uae_put_record(struct sk_buff *skb, const struct uae_record *rec, u64 instance)
 {
 	if (nla_put_u64_64bit(skb, UAEVENTS_ATTR_SEQ, rec->seq, UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, UAEVENTS_ATTR_GROUP_SEQ, rec->group_seq, UAEVENTS_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, UAEVENTS_ATTR_INSTANCE, instance, UAEVENTS_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, UAEVENTS_ATTR_TIMESTAMP_NS, rec->timestamp_ns,
 			      UAEVENTS_ATTR_PAD) ||

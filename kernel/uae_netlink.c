@@ -10,27 +10,20 @@
 
 #include "uae.h"
 
-enum uae_mcgrp_index {
-	UAE_MCGRP_UA_INDEX,
-	UAE_MCGRP_ERROR_INDEX,
-	UAE_MCGRP_SGIO_INDEX,
-};
-
 static const struct genl_multicast_group uae_mcgrps[] = {
-	[UAE_MCGRP_UA_INDEX] = { .name = UAEVENTS_MCGRP_UA },
-	[UAE_MCGRP_ERROR_INDEX] = { .name = UAEVENTS_MCGRP_ERROR },
-	[UAE_MCGRP_SGIO_INDEX] = { .name = UAEVENTS_MCGRP_SGIO },
+	[UAE_GROUP_UA] = { .name = UAEVENTS_MCGRP_UA, .flags = GENL_MCAST_CAP_SYS_ADMIN },
+	[UAE_GROUP_ERROR] = { .name = UAEVENTS_MCGRP_ERROR, .flags = GENL_MCAST_CAP_SYS_ADMIN },
+	[UAE_GROUP_SGIO] = { .name = UAEVENTS_MCGRP_SGIO, .flags = GENL_MCAST_CAP_SYS_ADMIN },
 };
 
 #define UAE_INJECT_MAX 100000
-#define UAE_COALESCE_MAX_MS (3600 * 1000)
 
 static struct netlink_range_validation uae_count_range = {
 	.min = 1, .max = UAE_INJECT_MAX,
 };
 
 static struct netlink_range_validation uae_coalesce_range = {
-	.max = UAE_COALESCE_MAX_MS,
+	.max = UAEVENTS_COALESCE_MAX_MS,
 };
 
 static const struct nla_policy uae_history_policy[UAEVENTS_ATTR_MAX + 1] = {
@@ -56,26 +49,15 @@ static const struct nla_policy uae_inject_policy[UAEVENTS_ATTR_MAX + 1] = {
 
 static struct genl_family uae_family;
 
-static u8 uae_group_of(const struct uae_record *rec)
-{
-	switch (rec->kind) {
-	case UAEVENTS_KIND_UA:
-		return UAE_MCGRP_UA_INDEX;
-	case UAEVENTS_KIND_SGIO:
-		return UAE_MCGRP_SGIO_INDEX;
-	default:
-		return UAE_MCGRP_ERROR_INDEX;
-	}
-}
-
 static int uae_fill_event(struct sk_buff *skb, const struct uae_record *rec,
-			  u32 portid, u32 seq, int flags)
+			  u32 portid, u32 seq, int flags, u64 lost)
 {
 	void *hdr = genlmsg_put(skb, portid, seq, &uae_family, flags, UAEVENTS_CMD_EVENT);
 
 	if (!hdr)
 		return -EMSGSIZE;
-	if (uae_put_record(skb, rec, uae_instance_id)) {
+	if (uae_put_record(skb, rec, uae_instance_id) ||
+	    (lost && nla_put_u64_64bit(skb, UAEVENTS_ATTR_DUMP_LOST, lost, UAEVENTS_ATTR_PAD))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -85,19 +67,19 @@ static int uae_fill_event(struct sk_buff *skb, const struct uae_record *rec,
 
 bool uae_netlink_publish(const struct uae_record *rec)
 {
-	u8 group = uae_group_of(rec);
+	u8 group = uae_group_of(rec->kind);
 	struct sk_buff *skb;
 	int ret;
 
 	/* Build nothing for a group nobody listens to. */
 	if (!genl_has_listeners(&uae_family, &init_net, group))
 		return false;
-	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	skb = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!skb) {
 		atomic64_inc(&uae_stats.alloc_failed);
 		return false;
 	}
-	if (uae_fill_event(skb, rec, 0, 0, 0)) {
+	if (uae_fill_event(skb, rec, 0, 0, 0, 0)) {
 		nlmsg_free(skb);
 		return false;
 	}
@@ -110,7 +92,8 @@ bool uae_netlink_publish(const struct uae_record *rec)
 
 static int uae_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
 {
-	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	struct sk_buff *msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	u64 last_seq, group_seq[UAE_GROUPS];
 	void *hdr;
 
 	if (!msg)
@@ -118,8 +101,14 @@ static int uae_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
 	hdr = genlmsg_put_reply(msg, info, &uae_family, 0, UAEVENTS_CMD_GET_STATS);
 	if (!hdr)
 		goto nospace;
+	last_seq = uae_last_seqs(group_seq);
 	if (nla_put_u64_64bit(msg, UAEVENTS_ATTR_INSTANCE, uae_instance_id, UAEVENTS_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_LAST_SEQ, uae_last_seq(),
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_LAST_SEQ, last_seq, UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_UA_LAST_SEQ, group_seq[UAE_GROUP_UA],
+			      UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_ERROR_LAST_SEQ, group_seq[UAE_GROUP_ERROR],
+			      UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_SGIO_LAST_SEQ, group_seq[UAE_GROUP_SGIO],
 			      UAEVENTS_ATTR_PAD) ||
 	    nla_put_u32(msg, UAEVENTS_ATTR_STAT_HISTORY_SIZE, uae_history_size()) ||
 	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_HISTORY_FIRST_SEQ, uae_history_first_seq(),
@@ -144,46 +133,72 @@ nospace:
 	return -EMSGSIZE;
 }
 
-/* cb->args[0]: the sequence number last sent; cb->args[1]: the dump lost events. */
+/* Where a history dump stands, between its calls. */
+struct uae_dump_ctx {
+	u64 last_seq;		/* the sequence number last sent */
+	bool mark_read;		/* the reader counts for loss accounting */
+};
+
+static_assert(sizeof(struct uae_dump_ctx) <= sizeof_field(struct netlink_callback, ctx));
+
 static int uae_history_start(struct netlink_callback *cb)
 {
+	struct uae_dump_ctx *ctx = (struct uae_dump_ctx *)cb->ctx;
 	/* Validated against uae_history_policy by the genetlink core already. */
 	const struct nlattr *since = nlmsg_find_attr(cb->nlh, GENL_HDRLEN,
 						     UAEVENTS_ATTR_SINCE_SEQ);
 
-	cb->args[0] = since ? nla_get_u64(since) : 0;
-	cb->args[1] = 0;
+	/* Events name devices, LBAs of failed I/O and serials: see the UAPI header. */
+	if (!netlink_capable(cb->skb, CAP_SYS_ADMIN))
+		return -EPERM;
+	ctx->last_seq = since ? nla_get_u64(since) : 0;
+	ctx->mark_read = true;
 	return 0;
 }
 
 static int uae_history_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	struct uae_dump_ctx *ctx = (struct uae_dump_ctx *)cb->ctx;
 	struct uae_record *rec = kmalloc(sizeof(*rec), GFP_KERNEL);
-	bool gap;
+	u64 lost;
 
 	if (!rec)
 		return -ENOMEM;
-	while (uae_history_next(cb->args[0], rec, &gap) == 0) {
-		/* Events after the requested point fell out of the history. */
-		if (gap)
-			cb->args[1] = 1;
+	while (uae_history_next(ctx->last_seq, rec, &lost, ctx->mark_read) == 0) {
 		if (uae_fill_event(skb, rec, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				   NLM_F_MULTI | (cb->args[1] ? NLM_F_DUMP_INTR : 0)))
+				   NLM_F_MULTI, lost))
 			break;
-		cb->args[0] = rec->seq;
+		ctx->last_seq = rec->seq;
 	}
 	kfree(rec);
 	return skb->len;
 }
 
+/* Changing the module's behaviour, or making events that make uaeventd act. */
+static int uae_check_admin(struct sk_buff *skb, struct genl_info *info)
+{
+	if (netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	GENL_SET_ERR_MSG(info, "needs CAP_SYS_ADMIN");
+	return -EPERM;
+}
+
 static int uae_cmd_clear_history(struct sk_buff *skb, struct genl_info *info)
 {
+	int ret = uae_check_admin(skb, info);
+
+	if (ret)
+		return ret;
 	uae_history_clear();
 	return 0;
 }
 
 static int uae_cmd_set_config(struct sk_buff *skb, struct genl_info *info)
 {
+	int ret = uae_check_admin(skb, info);
+
+	if (ret)
+		return ret;
 	if (info->attrs[UAEVENTS_ATTR_COALESCE_MS])
 		WRITE_ONCE(uae_coalesce_ms, nla_get_u32(info->attrs[UAEVENTS_ATTR_COALESCE_MS]));
 	if (info->attrs[UAEVENTS_ATTR_UEVENTS])
@@ -200,18 +215,22 @@ static int uae_cmd_inject(struct sk_buff *skb, struct genl_info *info)
 	struct scsi_device *sdev;
 	struct uae_sense sense;
 	u32 i, count;
+	int ret = uae_check_admin(skb, info);
 
+	if (ret)
+		return ret;
 	if (GENL_REQ_ATTR_CHECK(info, UAEVENTS_ATTR_HOST) ||
 	    GENL_REQ_ATTR_CHECK(info, UAEVENTS_ATTR_CHANNEL) ||
 	    GENL_REQ_ATTR_CHECK(info, UAEVENTS_ATTR_TARGET) ||
 	    GENL_REQ_ATTR_CHECK(info, UAEVENTS_ATTR_LUN))
 		return -EINVAL;
 	if (tb[UAEVENTS_ATTR_SENSE]) {
-		in.sense = nla_data(tb[UAEVENTS_ATTR_SENSE]);
+		in.sense_buf = nla_data(tb[UAEVENTS_ATTR_SENSE]);
 		in.sense_len = nla_len(tb[UAEVENTS_ATTR_SENSE]);
 		in.status = SAM_STAT_CHECK_CONDITION;
 	}
-	uae_sense_decode(in.sense, in.sense_len, &sense);
+	if (uae_sense_decode(in.sense_buf, in.sense_len, &sense) != UAE_SENSE_INVALID)
+		in.sense = &sense;
 	if (tb[UAEVENTS_ATTR_HOST_BYTE])
 		in.host_byte = nla_get_u8(tb[UAEVENTS_ATTR_HOST_BYTE]);
 	if (tb[UAEVENTS_ATTR_STATUS])
@@ -265,21 +284,18 @@ static const struct genl_ops uae_ops[] = {
 	{
 		.cmd = UAEVENTS_CMD_CLEAR_HISTORY,
 		.doit = uae_cmd_clear_history,
-		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = UAEVENTS_CMD_SET_CONFIG,
 		.doit = uae_cmd_set_config,
 		.policy = uae_config_policy,
 		.maxattr = UAEVENTS_ATTR_MAX,
-		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = UAEVENTS_CMD_INJECT,
 		.doit = uae_cmd_inject,
 		.policy = uae_inject_policy,
 		.maxattr = UAEVENTS_ATTR_MAX,
-		.flags = GENL_ADMIN_PERM,
 	},
 };
 
@@ -287,6 +303,12 @@ static struct genl_family uae_family __ro_after_init = {
 	.name = UAEVENTS_GENL_NAME,
 	.version = UAEVENTS_GENL_VERSION,
 	.module = THIS_MODULE,
+	/*
+	 * No genl_mutex: an INJECT of 100,000 events or a dump of a large history must not
+	 * stall other families.  The module's own locks suffice (uae_lock, the history's
+	 * mutex); genl_unregister_family() still waits for running operations.
+	 */
+	.parallel_ops = true,
 	.ops = uae_ops,
 	.n_ops = ARRAY_SIZE(uae_ops),
 	.mcgrps = uae_mcgrps,

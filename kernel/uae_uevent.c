@@ -47,10 +47,6 @@ void uae_uevent_send(struct scsi_device *sdev, const struct uae_record *rec)
 	struct uae_env env = {};
 	int i;
 
-	/* A device on its way out has sent its remove uevent: nothing may follow it. */
-	if (sdev->sdev_state == SDEV_DEL || sdev->sdev_state == SDEV_CANCEL)
-		return;
-
 	uae_env_add(&env, "UAEVENTS_EVENT=%s", rec->name);
 	uae_env_add(&env, "UAEVENTS_KIND=%s", uae_kind_names[rec->kind]);
 	uae_env_add(&env, "UAEVENTS_CATEGORY=%s", uae_category_name(rec->category));
@@ -59,6 +55,8 @@ void uae_uevent_send(struct scsi_device *sdev, const struct uae_record *rec)
 	uae_env_add(&env, "UAEVENTS_HCTL=%u:%u:%u:%llu", rec->host, rec->channel,
 		    rec->target, rec->lun);
 	uae_env_add(&env, "UAEVENTS_REPEAT=%u", rec->repeat);
+	if (rec->flags & UAEVENTS_FLAG_INJECTED)
+		uae_env_add(&env, "UAEVENTS_INJECTED=1");
 	if (rec->sense_len) {
 		uae_env_add(&env, "UAEVENTS_SENSE_KEY=0x%02x", rec->sense_key);
 		uae_env_add(&env, "UAEVENTS_ASC=0x%02x", rec->asc);
@@ -73,8 +71,15 @@ void uae_uevent_send(struct scsi_device *sdev, const struct uae_record *rec)
 		uae_env_add(&env, "UAEVENTS_LOCUS=%s", uae_locus_name(rec->class.locus));
 		uae_env_add(&env, "UAEVENTS_FAILOVER=%d", rec->class.failover);
 	}
-	if (!env.failed)
+	/*
+	 * A device on its way out sends its remove uevent: nothing may follow it.  The state
+	 * is set under state_mutex before the device is deleted, so holding it across the
+	 * check and the send keeps our uevent ahead of the removal.
+	 */
+	mutex_lock(&sdev->state_mutex);
+	if (!env.failed && sdev->sdev_state != SDEV_DEL && sdev->sdev_state != SDEV_CANCEL)
 		kobject_uevent_env(&sdev->sdev_gendev.kobj, KOBJ_CHANGE, env.envp);
+	mutex_unlock(&sdev->state_mutex);
 	for (i = 0; i < env.n; i++)
 		kfree(env.envp[i]);
 }

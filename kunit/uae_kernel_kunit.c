@@ -22,13 +22,28 @@ static struct uae_event *new_event(struct kunit *test, const void *sdev, u8 asc)
 	return ev;
 }
 
+/* What the capture path does with a verdict; any event that fell due is added to *@due. */
+static enum uae_coalesce_verdict coalesce(struct uae_coalescer *c, struct uae_event *ev,
+					  u64 now, u64 w, u32 *due)
+{
+	struct uae_recent *slot;
+	struct uae_event *late;
+	enum uae_coalesce_verdict v = uae_coalesce(c, &ev->key, now, w, &slot, &late);
+
+	if (late && due)
+		*due += late->rec.repeat;
+	if (v == UAE_COALESCE_HOLD)
+		uae_coalesce_hold(slot, ev);
+	return v;
+}
+
 static void uae_kunit_coalesce_off(struct kunit *test)
 {
 	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	int i;
 
 	for (i = 0; i < 5; i++)
-		KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0x2a), MS(i), 0),
+		KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0x2a), MS(i), 0, NULL),
 				UAE_COALESCE_PUBLISH);
 	KUNIT_EXPECT_EQ(test, uae_coalesce_next_due(c, 0), U64_MAX);
 }
@@ -39,20 +54,21 @@ static void uae_kunit_coalesce_storm(struct kunit *test)
 	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	struct uae_event *held;
 	u64 w = MS(1000);
+	u32 due = 0;
 	int i;
 
-	KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0x2a), MS(0), w),
+	KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0x2a), MS(0), w, &due),
 			UAE_COALESCE_PUBLISH);
 	held = new_event(test, test, 0x2a);
-	KUNIT_EXPECT_EQ(test, uae_coalesce(c, held, MS(10), w), UAE_COALESCE_HOLD);
+	KUNIT_EXPECT_EQ(test, coalesce(c, held, MS(10), w, &due), UAE_COALESCE_HOLD);
 	for (i = 0; i < 48; i++)
-		KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0x2a), MS(20 + i), w),
+		KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0x2a), MS(20 + i), w, &due),
 				UAE_COALESCE_FOLD);
 	KUNIT_EXPECT_EQ(test, held->rec.repeat, 49U);
 	/* Another kind of event, or another device, is not part of the storm. */
-	KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0x3f), MS(30), w),
+	KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0x3f), MS(30), w, &due),
 			UAE_COALESCE_PUBLISH);
-	KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, c, 0x2a), MS(30), w),
+	KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, c, 0x2a), MS(30), w, &due),
 			UAE_COALESCE_PUBLISH);
 
 	KUNIT_EXPECT_EQ(test, uae_coalesce_next_due(c, w), MS(1000));
@@ -62,12 +78,71 @@ static void uae_kunit_coalesce_storm(struct kunit *test)
 
 	/* The storm goes on: held again until a whole window after the flush. */
 	held = new_event(test, test, 0x2a);
-	KUNIT_EXPECT_EQ(test, uae_coalesce(c, held, MS(1500), w), UAE_COALESCE_HOLD);
+	KUNIT_EXPECT_EQ(test, coalesce(c, held, MS(1500), w, &due), UAE_COALESCE_HOLD);
 	KUNIT_EXPECT_EQ(test, uae_coalesce_next_due(c, w), MS(2000));
 	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(2000), w), held);
 	/* Quiet for a window: the next occurrence is published at once. */
-	KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0x2a), MS(3001), w),
+	KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0x2a), MS(3001), w, &due),
 			UAE_COALESCE_PUBLISH);
+	KUNIT_EXPECT_EQ(test, due, 0U);
+}
+
+/*
+ * The window of a held event ends, and the next occurrence comes before the flush work
+ * ran: the held event and its count must come out, never be overwritten.
+ */
+static void uae_kunit_coalesce_late_flush(struct kunit *test)
+{
+	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct uae_event *held, *next;
+	u64 w = MS(1000);
+	u32 due = 0;
+	int i;
+
+	coalesce(c, new_event(test, test, 0x2a), MS(0), w, &due);
+	held = new_event(test, test, 0x2a);
+	KUNIT_EXPECT_EQ(test, coalesce(c, held, MS(10), w, &due), UAE_COALESCE_HOLD);
+	for (i = 0; i < 9; i++)
+		coalesce(c, new_event(test, test, 0x2a), MS(20 + i), w, &due);
+	KUNIT_EXPECT_EQ(test, held->rec.repeat, 10U);
+	/* 1.2 s: the window ended at 1 s, the flush has not run. */
+	next = new_event(test, test, 0x2a);
+	KUNIT_EXPECT_EQ(test, coalesce(c, next, MS(1200), w, &due), UAE_COALESCE_HOLD);
+	KUNIT_EXPECT_EQ(test, due, 10U);
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(1200), w));
+	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(2200), w), next);
+	KUNIT_EXPECT_EQ(test, next->rec.repeat, 1U);
+}
+
+/*
+ * Every occurrence is counted once, whatever the arrival times and however late the flush
+ * runs: occurrences == published events + repeats carried by held ones, over a long storm.
+ */
+static void uae_kunit_coalesce_conserves(struct kunit *test)
+{
+	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	u64 w = MS(100), now = 0, next_flush = 0;
+	u32 counted = 0, occurrences = 0, seed = 1;
+	struct uae_event *ev;
+	int i;
+
+	for (i = 0; i < 20000; i++) {
+		seed = seed * 1103515245 + 12345;
+		now += (seed >> 16) % 3000 * NSEC_PER_USEC;	/* 0-3 ms apart */
+		ev = new_event(test, test, 0x20 + (seed >> 8) % 3);
+		occurrences++;
+		if (coalesce(c, ev, now, w, &counted) == UAE_COALESCE_PUBLISH)
+			counted += ev->rec.repeat;
+		/* The flush work runs late, sometimes very late. */
+		if (now >= next_flush) {
+			while ((ev = uae_coalesce_take_due(c, now, w)))
+				counted += ev->rec.repeat;
+			next_flush = now + w + (seed >> 4) % 500 * NSEC_PER_MSEC;
+		}
+	}
+	while ((ev = uae_coalesce_take_due(c, now, 0)))
+		counted += ev->rec.repeat;
+	KUNIT_EXPECT_EQ(test, counted, occurrences);
 }
 
 /* Every slot holding a storm: a new kind is published, never lost. */
@@ -78,11 +153,11 @@ static void uae_kunit_coalesce_full(struct kunit *test)
 	int i;
 
 	for (i = 0; i < UAE_RECENT_SLOTS; i++) {
-		uae_coalesce(c, new_event(test, test, i), MS(0), w);
-		KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, i), MS(1), w),
+		coalesce(c, new_event(test, test, i), MS(0), w, NULL);
+		KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, i), MS(1), w, NULL),
 				UAE_COALESCE_HOLD);
 	}
-	KUNIT_EXPECT_EQ(test, uae_coalesce(c, new_event(test, test, 0xee), MS(2), w),
+	KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0xee), MS(2), w, NULL),
 			UAE_COALESCE_PUBLISH);
 	for (i = 0; i < UAE_RECENT_SLOTS; i++)
 		KUNIT_EXPECT_NOT_NULL(test, uae_coalesce_take_due(c, MS(0), 0));
@@ -160,6 +235,8 @@ static void uae_kunit_message_ua_and_full(struct kunit *test)
 static struct kunit_case uae_kernel_cases[] = {
 	KUNIT_CASE(uae_kunit_coalesce_off),
 	KUNIT_CASE(uae_kunit_coalesce_storm),
+	KUNIT_CASE(uae_kunit_coalesce_late_flush),
+	KUNIT_CASE(uae_kunit_coalesce_conserves),
 	KUNIT_CASE(uae_kunit_coalesce_full),
 	KUNIT_CASE(uae_kunit_message),
 	KUNIT_CASE(uae_kunit_message_ua_and_full),

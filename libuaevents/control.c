@@ -26,6 +26,9 @@ static struct nla_policy stats_policy[UAEVENTS_ATTR_MAX + 1] = {
 	[UAEVENTS_ATTR_STAT_MCAST_OVERFLOW] = { .type = NLA_U64 },
 	[UAEVENTS_ATTR_COALESCE_MS] = { .type = NLA_U32 },
 	[UAEVENTS_ATTR_UEVENTS] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_STAT_UA_LAST_SEQ] = { .type = NLA_U64 },
+	[UAEVENTS_ATTR_STAT_ERROR_LAST_SEQ] = { .type = NLA_U64 },
+	[UAEVENTS_ATTR_STAT_SGIO_LAST_SEQ] = { .type = NLA_U64 },
 };
 
 static uint64_t get_u64(struct nlattr **tb, int attr)
@@ -33,7 +36,8 @@ static uint64_t get_u64(struct nlattr **tb, int attr)
 	return tb[attr] ? nla_get_u64(tb[attr]) : 0;
 }
 
-int uae_kernel_stats_from_nlmsg(struct nlmsghdr *nlh, struct uae_kernel_stats *st)
+int uae_kernel_stats_from_nlmsg(struct nlmsghdr *nlh, struct uae_kernel_stats *st,
+				uint64_t *group_last)
 {
 	struct nlattr *tb[UAEVENTS_ATTR_MAX + 1];
 
@@ -55,12 +59,24 @@ int uae_kernel_stats_from_nlmsg(struct nlmsghdr *nlh, struct uae_kernel_stats *s
 		st->coalesce_ms = nla_get_u32(tb[UAEVENTS_ATTR_COALESCE_MS]);
 	if (tb[UAEVENTS_ATTR_UEVENTS])
 		st->uevents = nla_get_u8(tb[UAEVENTS_ATTR_UEVENTS]);
+	if (group_last) {
+		group_last[UAE_GROUP_UA] = get_u64(tb, UAEVENTS_ATTR_STAT_UA_LAST_SEQ);
+		group_last[UAE_GROUP_ERROR] = get_u64(tb, UAEVENTS_ATTR_STAT_ERROR_LAST_SEQ);
+		group_last[UAE_GROUP_SGIO] = get_u64(tb, UAEVENTS_ATTR_STAT_SGIO_LAST_SEQ);
+	}
 	return 0;
 }
 
+struct stats_reply {
+	struct uae_kernel_stats *st;
+	uint64_t *group_last;
+};
+
 static int on_stats(struct nl_msg *msg, void *arg)
 {
-	return uae_kernel_stats_from_nlmsg(nlmsg_hdr(msg), arg);
+	struct stats_reply *r = arg;
+
+	return uae_kernel_stats_from_nlmsg(nlmsg_hdr(msg), r->st, r->group_last);
 }
 
 /* One request on a socket of its own: open, send, wait for the answer, close. */
@@ -88,12 +104,19 @@ static int request(uint8_t cmd, int (*add)(struct nl_msg *msg, const void *arg),
 	return r;
 }
 
-int uae_kernel_stats(struct uae_kernel_stats *st)
+int uae_kernel_stats_groups(struct uae_kernel_stats *st, uint64_t *group_last)
 {
+	struct stats_reply r = { st, group_last };
+
 	if (!st)
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
-	return request(UAEVENTS_CMD_GET_STATS, NULL, NULL, on_stats, st);
+	return request(UAEVENTS_CMD_GET_STATS, NULL, NULL, on_stats, &r);
+}
+
+int uae_kernel_stats(struct uae_kernel_stats *st)
+{
+	return uae_kernel_stats_groups(st, NULL);
 }
 
 int uae_clear_history(void)

@@ -49,6 +49,9 @@ static struct nla_policy event_policy[UAEVENTS_ATTR_MAX + 1] = {
 	[UAEVENTS_ATTR_FAILOVER] = { .type = NLA_U8 },
 	[UAEVENTS_ATTR_CLASS_RULE] = { .type = NLA_U16 },
 	[UAEVENTS_ATTR_BLK_STATUS] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_REQ_OP] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_GROUP_SEQ] = { .type = NLA_U64 },
+	[UAEVENTS_ATTR_DUMP_LOST] = { .type = NLA_U64 },
 };
 
 /* Attributes without which a message is not an event. */
@@ -115,6 +118,8 @@ static void fill_command(struct uae_event *ev, struct nlattr **tb)
 	ev->opcode = get_u8(tb, UAEVENTS_ATTR_OPCODE);
 	ev->host_byte = get_u8(tb, UAEVENTS_ATTR_HOST_BYTE);
 	ev->status = get_u8(tb, UAEVENTS_ATTR_STATUS);
+	ev->has_req_op = tb[UAEVENTS_ATTR_REQ_OP] != NULL;
+	ev->req_op = get_u8(tb, UAEVENTS_ATTR_REQ_OP);
 	ev->has_lba = tb[UAEVENTS_ATTR_LBA] != NULL;
 	if (ev->has_lba)
 		ev->lba = nla_get_u64(tb[UAEVENTS_ATTR_LBA]);
@@ -156,6 +161,10 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 		return -ENOMEM;
 	ev->refcount = 1;
 	ev->seq = nla_get_u64(tb[UAEVENTS_ATTR_SEQ]);
+	if (tb[UAEVENTS_ATTR_GROUP_SEQ])
+		ev->group_seq = nla_get_u64(tb[UAEVENTS_ATTR_GROUP_SEQ]);
+	if (tb[UAEVENTS_ATTR_DUMP_LOST])
+		ev->dump_lost = nla_get_u64(tb[UAEVENTS_ATTR_DUMP_LOST]);
 	ev->instance = nla_get_u64(tb[UAEVENTS_ATTR_INSTANCE]);
 	if (tb[UAEVENTS_ATTR_TIMESTAMP_NS])
 		ev->timestamp_ns = nla_get_u64(tb[UAEVENTS_ATTR_TIMESTAMP_NS]);
@@ -183,7 +192,8 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	return 0;
 }
 
-struct uae_event *uae_event_new_gap(const struct uae_event *next, uint64_t lost)
+struct uae_event *uae_event_new_gap(const struct uae_event *next, uint64_t first,
+				    uint64_t lost)
 {
 	struct uae_event *gap = calloc(1, sizeof(*gap));
 
@@ -192,12 +202,24 @@ struct uae_event *uae_event_new_gap(const struct uae_event *next, uint64_t lost)
 	gap->refcount = 1;
 	gap->kind = UAE_EVENT_GAP;
 	gap->instance = next->instance;
-	gap->seq = next->seq - lost;	/* the first event lost */
+	gap->seq = first;
 	gap->gap = lost;
 	gap->repeat = 1;
 	gap->timestamp_ns = next->timestamp_ns;
 	snprintf(gap->name, sizeof(gap->name), "EVENTS_LOST");
 	return gap;
+}
+
+int uae_group_of_kind(enum uae_event_kind kind)
+{
+	switch (kind) {
+	case UAE_EVENT_UA:
+		return UAE_GROUP_UA;
+	case UAE_EVENT_SGIO:
+		return UAE_GROUP_SGIO;
+	default:
+		return UAE_GROUP_ERROR;
+	}
 }
 
 struct uae_event *uae_event_ref(struct uae_event *ev)
@@ -284,6 +306,25 @@ int uae_event_get_lba(const struct uae_event *ev, uint64_t *lba, uint32_t *secto
 	if (sectors)
 		*sectors = ev->sectors;
 	return ev->has_lba;
+}
+
+int uae_event_get_req_op(const struct uae_event *ev)
+{
+	return ev->has_req_op ? ev->req_op : -ENODATA;
+}
+
+const char *uae_event_get_req_op_name(const struct uae_event *ev)
+{
+	/* The kernel's enum req_op (include/linux/blk_types.h), stable since 5.x. */
+	static const char *const names[] = {
+		[0] = "read", [1] = "write", [2] = "flush", [3] = "discard",
+		[5] = "secure-erase", [9] = "write-zeroes",
+	};
+
+	if (!ev->has_req_op)
+		return NULL;
+	return ev->req_op < sizeof(names) / sizeof(names[0]) && names[ev->req_op] ?
+	       names[ev->req_op] : "other";
 }
 
 int uae_event_get_errno(const struct uae_event *ev)
@@ -417,7 +458,7 @@ const char *uae_strerror(int err)
 	case -EBADMSG:
 		return "malformed message from the kernel";
 	case -EPERM:
-		return "permission denied (needs CAP_NET_ADMIN)";
+		return "permission denied (needs CAP_SYS_ADMIN)";
 	case -ENODEV:
 		return "no such SCSI device";
 	default:

@@ -48,6 +48,8 @@ enum uae_event_kind {
 #define UAE_EVENT_FLAG_QUIET		0x2	/* expected; the kernel handles it */
 #define UAE_EVENT_FLAG_INJECTED		0x4	/* a test event (uae_inject()) */
 #define UAE_EVENT_FLAG_STOCK		0x8	/* from the stock kernel's SDEV_UA= uevent */
+#define UAE_EVENT_FLAG_NO_COMMAND	0x10	/* the block request failed before a SCSI
+						 * command was built: errno and request only */
 
 /*
  * Connect to the kernel module's generic netlink family and subscribe to all its events
@@ -137,6 +139,10 @@ uint8_t uae_event_get_host_byte(const struct uae_event *ev);
 uint8_t uae_event_get_status(const struct uae_event *ev);
 /* First sector and length of the failed block request; 0 if it had none. */
 int uae_event_get_lba(const struct uae_event *ev, uint64_t *lba, uint32_t *sectors);
+/* The block request's operation (REQ_OP_*), -ENODATA for events without one. */
+int uae_event_get_req_op(const struct uae_event *ev);
+/* "read", "write", "flush", "discard", "secure-erase", "write-zeroes", "other"; or NULL. */
+const char *uae_event_get_req_op_name(const struct uae_event *ev);
 /* The errno the block layer returned for it, 0 if none. */
 int uae_event_get_errno(const struct uae_event *ev);
 
@@ -177,9 +183,9 @@ struct uae_kernel_stats {
 
 int uae_kernel_stats(struct uae_kernel_stats *st);
 
-/* Settings, CAP_NET_ADMIN: pass -1 to leave one unchanged. */
+/* Settings, CAP_SYS_ADMIN: pass -1 to leave one unchanged. */
 int uae_set_config(int coalesce_ms, int uevents);
-/* Forget the history (CAP_NET_ADMIN). */
+/* Forget the history (CAP_SYS_ADMIN). */
 int uae_clear_history(void);
 
 /* A synthetic event for a real device, through the module's own capture path. */
@@ -194,7 +200,7 @@ struct uae_inject {
 	uint32_t count;		/* 0 or 1: one event */
 };
 
-/* CAP_NET_ADMIN; -ENODEV: no such device. */
+/* CAP_SYS_ADMIN; -ENODEV: no such device. */
 int uae_inject(const struct uae_inject *in);
 
 /* A message for a negative errno returned by this library. */

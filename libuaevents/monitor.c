@@ -36,9 +36,15 @@ struct uae_monitor {
 	/* Events received but not handed out yet, oldest first. */
 	struct uae_event *head, *tail;
 	int parse_error;
-	/* The last event handed out, for replay, deduplication and gaps. */
+	/*
+	 * The last event received, for replay and deduplication, and the last of each group,
+	 * for gaps: a subscriber of some groups must not take the other groups' events,
+	 * which it never receives, for losses.
+	 */
 	uint64_t last_instance;
 	uint64_t last_seq;
+	uint64_t last_group_seq[UAE_GROUPS];
+	bool group_known[UAE_GROUPS];
 	uint64_t overflows;
 	/* An event accepted behind the gap event handed out just before it. */
 	struct uae_event *after_gap;
@@ -96,10 +102,12 @@ static int on_message(struct nl_msg *msg, void *arg)
 static int mark_start(struct uae_monitor *m)
 {
 	struct uae_kernel_stats st;
-	int r = uae_kernel_stats(&st);
+	int r = uae_kernel_stats_groups(&st, m->last_group_seq);
 
 	if (r < 0)
 		return r;
+	for (int g = 0; g < UAE_GROUPS; g++)
+		m->group_known[g] = true;
 	m->last_instance = st.instance;
 	m->last_seq = st.last_seq;
 	return 0;
@@ -263,6 +271,13 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
+	/*
+	 * Going back to @since, where the groups stood is not known: each group's first
+	 * replayed event sets it.  A replay after an overflow goes on where the stream stopped.
+	 */
+	if (since != m->last_seq)
+		for (int g = 0; g < UAE_GROUPS; g++)
+			m->group_known[g] = false;
 	m->last_seq = since;
 	m->parse_error = 0;
 	r = uae_genl_transact(m->control, msg, on_message, m);
@@ -277,17 +292,37 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
  * filters keep it back; note how many events were missed before it.  Filtered events
  * count as seen, so that they make no gap.
  */
-static bool accept_event(struct uae_monitor *m, struct uae_event *ev, uint64_t *lost)
+static bool accept_event(struct uae_monitor *m, struct uae_event *ev, uint64_t *first,
+			 uint64_t *lost)
 {
+	int g = uae_group_of_kind(ev->kind);
+
 	if (ev->instance == m->last_instance) {
 		if (ev->seq <= m->last_seq)
 			return false;
-		ev->gap = ev->seq - m->last_seq - 1;
+		/* Fell out of the kernel's history before a replay reached them. */
+		if (ev->dump_lost)
+			ev->gap = ev->dump_lost;
+		/* A module without group numbers: only the global one tells. */
+		else if (!ev->group_seq)
+			ev->gap = ev->seq - m->last_seq - 1;
+		else if (m->group_known[g] && ev->group_seq > m->last_group_seq[g])
+			ev->gap = ev->group_seq - m->last_group_seq[g] - 1;
+		*first = m->last_seq + 1;
 		*lost = ev->gap;
+	} else {
+		/* Another instance: the module was reloaded and numbering starts again. */
+		for (int i = 0; i < UAE_GROUPS; i++) {
+			m->last_group_seq[i] = 0;
+			m->group_known[i] = true;
+		}
 	}
-	/* Another instance: the module was reloaded and numbering starts again. */
 	m->last_instance = ev->instance;
 	m->last_seq = ev->seq;
+	if (ev->group_seq) {
+		m->last_group_seq[g] = ev->group_seq;
+		m->group_known[g] = true;
+	}
 	return uae_filter_matches(&m->filter, ev);
 }
 
@@ -324,12 +359,12 @@ int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret)
 	}
 	for (;;) {
 		while ((ev = dequeue(m))) {
-			uint64_t lost = 0;
-			bool wanted = accept_event(m, ev, &lost);
+			uint64_t first = 0, lost = 0;
+			bool wanted = accept_event(m, ev, &first, &lost);
 
 			/* Events neither delivered nor replayable: said, never silent. */
 			if (lost) {
-				struct uae_event *gap = uae_event_new_gap(ev, lost);
+				struct uae_event *gap = uae_event_new_gap(ev, first, lost);
 
 				if (gap) {
 					if (wanted)

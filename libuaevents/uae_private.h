@@ -26,6 +26,8 @@ struct uae_event {
 	enum uae_event_kind kind;
 	uint32_t flags, repeat;
 	uint64_t seq, instance, gap, timestamp_ns;
+	uint64_t group_seq;		/* 0 from a module that sends none */
+	uint64_t dump_lost;		/* replayed: fell out of the history before it */
 	unsigned int host, channel, target;
 	uint64_t lun;
 	char hctl[64];
@@ -41,6 +43,8 @@ struct uae_event {
 	size_t sense_len;
 	bool has_command;
 	uint8_t opcode, host_byte, status;
+	bool has_req_op;
+	uint8_t req_op;
 	bool has_lba;
 	uint64_t lba;
 	uint32_t sectors;
@@ -65,8 +69,16 @@ struct uae_filter {
 	size_t n;
 };
 
-/* The gap event handed out before @next: @lost events before it are gone for good. */
-struct uae_event *uae_event_new_gap(const struct uae_event *next, uint64_t lost);
+/*
+ * The gap event handed out before @next: @lost events, the first of them numbered @first
+ * or later, are gone for good.
+ */
+struct uae_event *uae_event_new_gap(const struct uae_event *next, uint64_t first,
+				    uint64_t lost);
+
+/* The multicast groups (uaevents.h), each with its own sequence numbers. */
+enum { UAE_GROUP_UA, UAE_GROUP_ERROR, UAE_GROUP_SGIO, UAE_GROUPS };
+int uae_group_of_kind(enum uae_event_kind kind);
 
 /* filter.c */
 int uae_filter_add(struct uae_filter *f, const char *key, const char *value);
@@ -80,7 +92,10 @@ struct udev_device;
 struct uae_event *uae_event_from_udev(struct udev_device *dev);
 
 /* control.c */
-int uae_kernel_stats_from_nlmsg(struct nlmsghdr *nlh, struct uae_kernel_stats *st);
+/* @group_last (may be NULL): the last sequence number of each group. */
+int uae_kernel_stats_from_nlmsg(struct nlmsghdr *nlh, struct uae_kernel_stats *st,
+				uint64_t *group_last);
+int uae_kernel_stats_groups(struct uae_kernel_stats *st, uint64_t *group_last);
 
 /* netlink.c: the family over libnl. */
 int uae_nlerr_to_errno(int nlerr);

@@ -60,11 +60,17 @@ json_object *uaectl_event_json(struct uae_event *ev)
 		add_string(o, "description", uae_event_get_description(ev));
 		add_string(o, "sense", hex);
 	}
+	add_string(o, "req_op", uae_event_get_req_op_name(ev));
 	if (uae_event_get_kind(ev) != UAE_EVENT_UA) {
-		json_object_object_add(o, "opcode", json_object_new_int(uae_event_get_opcode(ev)));
-		json_object_object_add(o, "host_byte",
-				       json_object_new_int(uae_event_get_host_byte(ev)));
-		json_object_object_add(o, "status", json_object_new_int(uae_event_get_status(ev)));
+		/* A request that failed before it became a SCSI command had none of these. */
+		if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_NO_COMMAND)) {
+			json_object_object_add(o, "opcode",
+					       json_object_new_int(uae_event_get_opcode(ev)));
+			json_object_object_add(o, "host_byte",
+					       json_object_new_int(uae_event_get_host_byte(ev)));
+			json_object_object_add(o, "status",
+					       json_object_new_int(uae_event_get_status(ev)));
+		}
 		if (uae_event_get_lba(ev, &lba, &sectors)) {
 			json_object_object_add(o, "lba", json_object_new_uint64(lba));
 			json_object_object_add(o, "sectors", json_object_new_int64(sectors));

@@ -120,13 +120,13 @@ static void decode_sks(const uint8_t *p, uint8_t sense_key, struct uae_sks *sks)
 		sks->bit_pointer = p[0] & 0x07;
 		sks->field_pointer = get_be16(p + 1);
 		break;
-	case 0x1:	/* RECOVERED ERROR */
+	case UAE_SENSE_KEY_RECOVERED_ERROR:
 	case UAE_SENSE_KEY_MEDIUM_ERROR:
 	case UAE_SENSE_KEY_HARDWARE_ERROR:
 		sks->kind = UAE_SKS_RETRY_COUNT;
 		sks->retry_count = get_be16(p + 1);
 		break;
-	case 0x0:	/* NO SENSE */
+	case UAE_SENSE_KEY_NO_SENSE:
 	case UAE_SENSE_KEY_NOT_READY:
 		sks->kind = UAE_SKS_PROGRESS;
 		sks->progress = get_be16(p + 1);

@@ -9,6 +9,8 @@
 
 #include "uae_types.h"
 
+#define UAE_SENSE_KEY_NO_SENSE		0x0
+#define UAE_SENSE_KEY_RECOVERED_ERROR	0x1
 #define UAE_SENSE_KEY_NOT_READY		0x2
 #define UAE_SENSE_KEY_MEDIUM_ERROR	0x3
 #define UAE_SENSE_KEY_HARDWARE_ERROR	0x4

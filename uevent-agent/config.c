@@ -82,6 +82,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 
 	if (!strcmp(section, "daemon") && !strcmp(name, "state_file"))
 		r = copy_str(value, cfg->state_file, sizeof(cfg->state_file));
+	else if (!strcmp(section, "daemon") && !strcmp(name, "act_on_injected"))
+		r = parse_bool(value, &cfg->act_on_injected);
 	else if (!strcmp(section, "rescan") && !strcmp(name, "enabled"))
 		r = parse_bool(value, &cfg->rescan);
 	else if (!strcmp(section, "rescan") && !strcmp(name, "debounce_ms"))

@@ -9,6 +9,11 @@
 
 struct uaed_config {
 	char state_file[256];
+	/*
+	 * Events made by UAEVENTS_CMD_INJECT are logged, flagged; rescans, stale LUN removal
+	 * and hooks act on them only when this is set (for tests).
+	 */
+	bool act_on_injected;
 	/* [rescan] */
 	bool rescan;			/* false: observe only, log and run hooks */
 	unsigned int debounce_ms;	/* one target scan per target per window */

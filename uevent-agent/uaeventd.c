@@ -85,7 +85,9 @@ static void format_message(struct uae_event *ev, char *buf, size_t size)
 		n += snprintf(buf + n, size - n, " (ASC/ASCQ %02Xh/%02Xh)",
 			      uae_event_get_asc(ev), uae_event_get_ascq(ev));
 	if (uae_event_get_repeat(ev) > 1 && n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - n, ", %u times", uae_event_get_repeat(ev));
+		n += snprintf(buf + n, size - n, ", %u times", uae_event_get_repeat(ev));
+	if ((uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED) && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - n, " [injected test event]");
 }
 
 static int log_event(struct uae_event *ev)
@@ -119,6 +121,7 @@ static int log_event(struct uae_event *ev)
 		"UAEVENTS_TIMESTAMP_NS=%" PRIu64, uae_event_get_timestamp_ns(ev),
 		"UAEVENTS_SOURCE=%s", uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK ?
 				      "sdev_ua" : "uaevents",
+		"UAEVENTS_INJECTED=%d", !!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED),
 		NULL);
 	return r < 0 ? r : 0;
 }
@@ -203,6 +206,9 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 		d->state.seq = uae_event_get_seq(ev);
 		d->state_dirty = true;
 	}
+	/* A test event, which anyone with CAP_SYS_ADMIN can make, moves nothing. */
+	if ((uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED) && !d->cfg.act_on_injected)
+		return;
 	from_module_event(ev, &e);
 	act_on(d, &e);
 }

@@ -267,7 +267,7 @@ END_TEST
 START_TEST(errors_have_messages)
 {
 	ck_assert_str_eq(uae_strerror(-ENOENT), "uaevents kernel module not loaded");
-	ck_assert_str_eq(uae_strerror(-EPERM), "permission denied (needs CAP_NET_ADMIN)");
+	ck_assert_str_eq(uae_strerror(-EPERM), "permission denied (needs CAP_SYS_ADMIN)");
 	ck_assert_str_eq(uae_strerror(-EIO), strerror(EIO));
 }
 END_TEST

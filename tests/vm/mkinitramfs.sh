@@ -46,6 +46,7 @@ copy_elf /usr/bin/jq /usr/bin/jq
 copy_elf /bin/bash /bin/bash
 copy_elf "$userbin/examples/monitor-poll" /usr/bin/monitor-poll
 copy_elf /usr/bin/sg_raw /usr/bin/sg_raw
+copy_elf /usr/bin/sg_turs /usr/bin/sg_turs
 copy_elf /usr/bin/fio /usr/bin/fio
 copy_elf /usr/bin/setpriv /usr/bin/setpriv
 copy_elf /bin/udevadm /usr/bin/udevadm

@@ -7,9 +7,13 @@
  * not know, and new attributes are only ever appended.  UAEVENTS_GENL_VERSION changes
  * only when the meaning of an existing attribute changes.
  *
- * Permissions: subscribing, UAEVENTS_CMD_GET_STATS and UAEVENTS_CMD_GET_HISTORY are open
- * to every user (the same events reach the kernel log); the commands that change state
- * (CLEAR_HISTORY, SET_CONFIG, INJECT) need CAP_NET_ADMIN.
+ * Permissions: events name devices, serial numbers and the LBAs of failed I/O, which a
+ * host with dmesg_restrict=1 (Debian's default) keeps from users, and pass-through
+ * failures never reach the kernel log at all.  So subscribing to the groups and
+ * UAEVENTS_CMD_GET_HISTORY need CAP_SYS_ADMIN, and so do the commands that change state
+ * or make events that uaeventd acts on (CLEAR_HISTORY, SET_CONFIG, INJECT): CAP_NET_ADMIN,
+ * which network daemons and host-network containers hold, is not enough.  GET_STATS,
+ * counters and settings only, is open to every user.
  */
 #ifndef _UAPI_LINUX_UAEVENTS_H
 #define _UAPI_LINUX_UAEVENTS_H
@@ -26,10 +30,10 @@ enum uaevents_cmd {
 	UAEVENTS_CMD_UNSPEC,
 	UAEVENTS_CMD_EVENT,		/* notification, and each reply of GET_HISTORY */
 	UAEVENTS_CMD_GET_STATS,		/* do: counters and settings */
-	UAEVENTS_CMD_GET_HISTORY,	/* dump: events from UAEVENTS_ATTR_SINCE_SEQ on */
-	UAEVENTS_CMD_CLEAR_HISTORY,	/* do, CAP_NET_ADMIN */
-	UAEVENTS_CMD_SET_CONFIG,	/* do, CAP_NET_ADMIN: COALESCE_MS, UEVENTS */
-	UAEVENTS_CMD_INJECT,		/* do, CAP_NET_ADMIN: a synthetic event, see below */
+	UAEVENTS_CMD_GET_HISTORY,	/* dump: events after UAEVENTS_ATTR_SINCE_SEQ */
+	UAEVENTS_CMD_CLEAR_HISTORY,	/* do, CAP_SYS_ADMIN */
+	UAEVENTS_CMD_SET_CONFIG,	/* do, CAP_SYS_ADMIN: COALESCE_MS, UEVENTS */
+	UAEVENTS_CMD_INJECT,		/* do, CAP_SYS_ADMIN: a synthetic event, see below */
 
 	__UAEVENTS_CMD_MAX,
 	UAEVENTS_CMD_MAX = __UAEVENTS_CMD_MAX - 1
@@ -47,6 +51,12 @@ enum uaevents_kind {
 #define UAEVENTS_FLAG_PASSTHROUGH	0x1	/* a pass-through (SCSI command) request */
 #define UAEVENTS_FLAG_QUIET		0x2	/* the kernel expects and handles it */
 #define UAEVENTS_FLAG_INJECTED		0x4	/* made by UAEVENTS_CMD_INJECT */
+/* 0x8 is taken by libuaevents' UAE_EVENT_FLAG_STOCK (an event from a stock uevent). */
+/*
+ * The block request failed before a SCSI command was built for it: no opcode, host byte,
+ * status or sense, only its errno and UAEVENTS_ATTR_REQ_OP.
+ */
+#define UAEVENTS_FLAG_NO_COMMAND	0x10
 
 /* UAEVENTS_ATTR_UEVENTS: which events also become KOBJ_CHANGE uevents. */
 enum uaevents_uevent_mode {
@@ -54,6 +64,13 @@ enum uaevents_uevent_mode {
 	UAEVENTS_UEVENTS_UA,		/* unit attentions (default) */
 	UAEVENTS_UEVENTS_ALL,		/* every event */
 };
+
+/* Limits of the settings, also enforced on the module's parameters. */
+#define UAEVENTS_COALESCE_MAX_MS	3600000	/* one hour */
+#define UAEVENTS_HISTORY_MIN		16
+#define UAEVENTS_HISTORY_MAX		65536	/* records of about 450 bytes: 29 MiB */
+#define UAEVENTS_PENDING_MIN		16
+#define UAEVENTS_PENDING_MAX		65536
 
 enum uaevents_attr {
 	UAEVENTS_ATTR_UNSPEC,
@@ -106,6 +123,20 @@ enum uaevents_attr {
 	UAEVENTS_ATTR_STAT_ALLOC_FAILED,	/* u64: not captured: no memory */
 	UAEVENTS_ATTR_STAT_QUEUE_FULL,		/* u64: not captured: max_pending */
 	UAEVENTS_ATTR_STAT_MCAST_OVERFLOW,	/* u64: a subscriber's socket overflowed */
+	/*
+	 * Appended in 0.2.  REQ_OP: the block request's REQ_OP_* (0 read, 1 write, 2 flush,
+	 * 3 discard...), for block requests.  GROUP_SEQ: the sequence number within the
+	 * event's multicast group, from 1, by which a subscriber of some groups tells a loss
+	 * from the other groups' events.  STAT_*_LAST_SEQ: GET_STATS, the last GROUP_SEQ of
+	 * each group.  DUMP_LOST: on a GET_HISTORY event, the events after SINCE_SEQ that
+	 * fell out of the history before it.
+	 */
+	UAEVENTS_ATTR_REQ_OP,			/* u8 */
+	UAEVENTS_ATTR_GROUP_SEQ,		/* u64 */
+	UAEVENTS_ATTR_STAT_UA_LAST_SEQ,		/* u64 */
+	UAEVENTS_ATTR_STAT_ERROR_LAST_SEQ,	/* u64 */
+	UAEVENTS_ATTR_STAT_SGIO_LAST_SEQ,	/* u64 */
+	UAEVENTS_ATTR_DUMP_LOST,		/* u64 */
 
 	__UAEVENTS_ATTR_MAX,
 	UAEVENTS_ATTR_MAX = __UAEVENTS_ATTR_MAX - 1

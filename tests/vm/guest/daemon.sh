@@ -43,6 +43,14 @@ EOC
 chmod 0755 /etc/uaevents/record-resize "$HOOKS/all-record" "$HOOKS/TIMESTAMP_CHANGED-sleeper"
 chmod 0777 "$HOOKS/all-unsafe"
 
+# SIGHUP, then wait until the daemon says it reloaded (once more than before).
+reload_daemon() {
+	reloads=$(journal_count 'select(.MESSAGE == "uaeventd: configuration reloaded")')
+	kill -HUP "$UAEVENTD_PID"
+	wait_for 10 sh -c "[ \$(journalctl -o json -t uaeventd | jq -s 'map(select(.MESSAGE ==
+		\"uaeventd: configuration reloaded\")) | length') -gt $reloads ]"
+}
+
 start_daemon() {
 	uaeventd --config "$CONF" 2>>/tmp/uaeventd.err &
 	UAEVENTD_PID=$!
@@ -93,6 +101,22 @@ check "journalctl -x explains it with the catalog text" \
 	grep -q "is low on physical space" /tmp/x.txt
 tap_diag "$(grep -m 3 -E 'Subject|thin pool' /tmp/x.txt | tr '\n' ' ')"
 
+# ---- an injected event is logged, flagged, and moves nothing (act_on_injected = no) ----
+uaectl config --coalesce-ms 0
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0e00000000
+check "an injected LUN change is logged with UAEVENTS_INJECTED=1 and says so" \
+	wait_for 10 journal_has 'select(.UAEVENTS_EVENT == "REPORTED_LUNS_DATA_HAS_CHANGED"
+		and .UAEVENTS_INJECTED == "1" and (.MESSAGE | endswith("[injected test event]")))'
+inj_seq=$(journalctl -o json -t uaeventd UAEVENTS_INJECTED=1 | jq -r -s 'last | .UAEVENTS_SEQ')
+sleep 3	# longer than debounce_ms
+check "by default it makes no target scan and runs no hook" \
+	sh -c "[ \$(journalctl -o json -t uaeventd UAEVENTS_ACTION=scan-target | jq -s length) -eq 0 ] &&
+		[ -n '$inj_seq' ] && [ ! -e /tmp/hook-$inj_seq.env ]"
+tap_diag "injected seq $inj_seq; scans so far: $(journalctl -o json -t uaeventd UAEVENTS_ACTION=scan-target | jq -s length)"
+# The rest of this script drives the daemon with injected events: act on them.
+sed -i '1i [daemon]\nact_on_injected = yes' "$CONF"
+reload_daemon
+
 # ---- a LUN added: exactly one target scan, however many reports ----
 uaectl config --coalesce-ms 0
 echo 2 >"$SDEBUG/max_luns"
@@ -133,8 +157,7 @@ mke2fs -q -F "/dev/$DISK1" 4096 >/dev/null 2>&1
 mkdir -p /mnt
 check "a filesystem on the second LUN ($DISK1) is mounted" mount -t ext4 "/dev/$DISK1" /mnt
 sed -i 's/^\[rescan\]$/[rescan]\nstale_luns = remove/' "$CONF"
-kill -HUP "$UAEVENTD_PID"
-wait_for 10 journal_has 'select(.MESSAGE == "uaeventd: configuration reloaded")'
+reload_daemon
 sleep 2
 echo 1 >"$SDEBUG/max_luns"
 touch_disk "$DISK"
@@ -167,7 +190,7 @@ check "inquiry data changed: device rescanned, identity before and after logged"
 # ---- observe only: alerts and hooks, no rescans ----
 scans_before=$(journalctl -o json -t uaeventd UAEVENTS_ACTION=scan-target | jq -s length)
 sed -i 's/^\[rescan\]$/[rescan]\nenabled = no/' "$CONF"
-kill -HUP "$UAEVENTD_PID"
+reload_daemon
 sleep 2
 uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0e00000000
 check "observe-only mode logs the LUN change without scanning" \
@@ -176,7 +199,7 @@ sleep 2
 check "and no scan ran" \
 	sh -c "[ \$(journalctl -o json -t uaeventd UAEVENTS_ACTION=scan-target | jq -s length) -eq $scans_before ]"
 sed -i '/^enabled = no$/d' "$CONF"
-kill -HUP "$UAEVENTD_PID"
+reload_daemon
 
 # ---- hooks: environment from scratch, hostile strings inert ----
 seq=$(journalctl -o json -t uaeventd UAEVENTS_EVENT=INQUIRY_DATA_HAS_CHANGED | jq -r -s 'last | .UAEVENTS_SEQ')
