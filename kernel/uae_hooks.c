@@ -7,7 +7,8 @@
  *  - the block_rq_error tracepoint, hit only when a request fails for good (not for
  *    pass-through or RQF_QUIET requests, whose failures the kernel expects): the
  *    midlayer's final answer, with host byte, status and sense still in the command;
- *  - a kprobe on scsi_timeout(), called when a command times out.
+ *  - a kretprobe on scsi_timeout(), called when a command's timer expires: an event
+ *    only when the midlayer gave up on it (see uae_timeout_ret()).
  * Every handler runs in atomic context.
  */
 #include <linux/blk-mq.h>
@@ -59,6 +60,20 @@ static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 
 	if (uae_sense_decode(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE, &s) == UAE_SENSE_INVALID)
 		return 0;
+	/*
+	 * The error handler's thread: either its own command (TEST UNIT READY, START STOP,
+	 * REQUEST SENSE) completed, with cmnd[] its own but the request still the failed
+	 * one, or it re-checks sense that was reported when the command failed
+	 * (scsi_eh_stu()).  Only a unit attention is news there, the device reports it once;
+	 * it carries the error handler's opcode and nothing of the request.  Errors are
+	 * reported once final, by block_rq_error.
+	 */
+	if (current == cmd->device->host->ehandler) {
+		if (s.sense_key != UAE_SENSE_KEY_UNIT_ATTENTION)
+			return 0;
+		in.rq = NULL;
+		in.flags = UAEVENTS_FLAG_ERROR_HANDLER;
+	}
 	if (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION) {
 		in.kind = UAEVENTS_KIND_UA;
 		if (uae_ua_expected(cmd->device, &s))
@@ -75,15 +90,42 @@ static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static int uae_timeout_pre(struct kprobe *kp, struct pt_regs *regs)
+/* drivers/scsi/scsi_priv.h, the same in 6.1 and 6.12: scsi_abort_command() queued. */
+#define UAE_EH_ABORT_SCHEDULED	0x0002
+
+struct uae_timeout_data {
+	struct request *rq;
+};
+
+static int uae_timeout_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct request *rq = (struct request *)regs_get_kernel_argument(regs, 0);
-	struct scsi_cmnd *cmd = blk_mq_rq_to_pdu(rq);
+	struct uae_timeout_data *d = (struct uae_timeout_data *)ri->data;
+
+	d->rq = (struct request *)regs_get_kernel_argument(regs, 0);
+	return 0;
+}
+
+/*
+ * An expired timer is not yet a timeout: the LLD's eh_timed_out() may reset it
+ * (virtio_scsi, storvsc, FC and iSCSI with a blocked port do), or the command may have
+ * completed meanwhile.  Only once scsi_timeout() has returned do we know whether the
+ * midlayer gave up on the command: an abort scheduled, or DID_TIME_OUT set for the
+ * error handler.
+ */
+static int uae_timeout_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct uae_timeout_data *d = (struct uae_timeout_data *)ri->data;
+	struct scsi_cmnd *cmd = blk_mq_rq_to_pdu(d->rq);
 	struct uae_capture in = {
-		.sdev = cmd->device, .rq = rq, .kind = UAEVENTS_KIND_TIMEOUT,
-		.flags = uae_rq_flags(rq), .opcode = cmd->cmnd[0], .host_byte = DID_TIME_OUT,
+		.sdev = cmd->device, .rq = d->rq, .kind = UAEVENTS_KIND_TIMEOUT,
+		.flags = uae_rq_flags(d->rq), .opcode = cmd->cmnd[0], .host_byte = DID_TIME_OUT,
 	};
 
+	if (regs_return_value(regs) != BLK_EH_DONE)
+		return 0;
+	if (!(READ_ONCE(cmd->eh_eflags) & UAE_EH_ABORT_SCHEDULED) &&
+	    host_byte(cmd->result) != DID_TIME_OUT)
+		return 0;
 	uae_capture(&in);
 	return 0;
 }
@@ -131,9 +173,13 @@ static struct kprobe uae_check_sense_probe = {
 	.pre_handler = uae_check_sense_pre,
 };
 
-static struct kprobe uae_timeout_probe = {
-	.symbol_name = "scsi_timeout",
-	.pre_handler = uae_timeout_pre,
+static struct kretprobe uae_timeout_probe = {
+	.kp.symbol_name = "scsi_timeout",
+	.entry_handler = uae_timeout_entry,
+	.handler = uae_timeout_ret,
+	.data_size = sizeof(struct uae_timeout_data),
+	/* Timers expire from one work item per queue: this many at once is plenty. */
+	.maxactive = 64,
 };
 
 static struct tracepoint *uae_rq_error_tp;
@@ -155,7 +201,7 @@ int uae_hooks_init(void)
 		pr_err("uaevents: cannot probe scsi_check_sense: %d\n", ret);
 		return ret;
 	}
-	ret = register_kprobe(&uae_timeout_probe);
+	ret = register_kretprobe(&uae_timeout_probe);
 	if (ret) {
 		pr_err("uaevents: cannot probe scsi_timeout: %d\n", ret);
 		goto out_sense;
@@ -174,7 +220,7 @@ int uae_hooks_init(void)
 	return 0;
 
 out_timeout:
-	unregister_kprobe(&uae_timeout_probe);
+	unregister_kretprobe(&uae_timeout_probe);
 out_sense:
 	unregister_kprobe(&uae_check_sense_probe);
 	return ret;
@@ -184,7 +230,7 @@ void uae_hooks_exit(void)
 {
 	tracepoint_probe_unregister(uae_rq_error_tp, uae_block_rq_error, NULL);
 	/* Both return once no handler runs any more. */
-	unregister_kprobe(&uae_timeout_probe);
+	unregister_kretprobe(&uae_timeout_probe);
 	unregister_kprobe(&uae_check_sense_probe);
 	tracepoint_synchronize_unregister();
 }

@@ -50,6 +50,7 @@ enum uae_event_kind {
 #define UAE_EVENT_FLAG_STOCK		0x8	/* from the stock kernel's SDEV_UA= uevent */
 #define UAE_EVENT_FLAG_NO_COMMAND	0x10	/* the block request failed before a SCSI
 						 * command was built: errno and request only */
+#define UAE_EVENT_FLAG_ERROR_HANDLER	0x20	/* seen by the error handler's own command */
 
 /*
  * Connect to the kernel module's generic netlink family and subscribe to all its events

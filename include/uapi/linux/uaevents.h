@@ -57,6 +57,8 @@ enum uaevents_kind {
  * status or sense, only its errno and UAEVENTS_ATTR_REQ_OP.
  */
 #define UAEVENTS_FLAG_NO_COMMAND	0x10
+/* Seen by a command of the SCSI error handler's own: no request fields. */
+#define UAEVENTS_FLAG_ERROR_HANDLER	0x20
 
 /* UAEVENTS_ATTR_UEVENTS: which events also become KOBJ_CHANGE uevents. */
 enum uaevents_uevent_mode {
