@@ -170,11 +170,11 @@ if [ -n "$ERRFILE" ]; then
 	coalesced=$(($(stat_of coalesced) - coalesced_before))
 	tap_diag "storm: sg_turs: $(tail -n 1 /tmp/turs.txt); $nevents events, repeats adding up to $published; coalesced $coalesced, queue_full $(($(stat_of queue_full) - full_before))"
 	check "sustained storm: the repeat counts add up to every failed command (${failed:-?})" \
-		[ "${failed:-0}" -ge 1000 ] && [ "$published" = "$failed" ]
+		sh -c "[ '${failed:-0}' -ge 1000 ] && [ '$published' = '$failed' ]"
 	check "and the statistics agree: events + coalesced = failed commands" \
 		[ $((nevents + coalesced)) -eq "${failed:-0}" ]
 	check "a storm over many windows gave one event per window, not one per command" \
-		[ "$nevents" -ge 2 ] && [ "$nevents" -lt $((failed / 10)) ]
+		sh -c "[ '$nevents' -ge 2 ] && [ '$nevents' -lt $((failed / 10)) ]"
 	uaectl config --coalesce-ms 1000
 else
 	tap_diag "no scsi_debug error injection on $(uname -r): sustained storm not raised"
