@@ -14,6 +14,11 @@ SG=$(ls "/sys/block/$DISK/device/scsi_generic/")
 ERRFILE=$(sdebug_error_file)
 tap_diag "disk $DISK ($SG) at $HCTL, error injection: ${ERRFILE:-none}"
 
+# A subscriber of the error group alone: the UAs and SG_IO events in between are not its
+# losses, so it must never report a gap.
+uaectl monitor --json --filter kind=error >/tmp/errmon.json 2>/tmp/errmon.err &
+ERRMON_PID=$!
+
 # has FILTER: the monitor printed an event matching the jq filter.
 has() { jq -e -s "map(select($1)) | length > 0" /tmp/monitor.json >/dev/null; }
 stat_of() { uaectl status --json | jq -r ".$1"; }
@@ -251,6 +256,13 @@ reload_cycles() {
 }
 check "$CYCLES cycles of rmmod/insmod uaevents with live subscribers; rmmod always succeeds" \
 	reload_cycles
+# ---- a subscriber of one group sees no false gaps ----
+kill "$ERRMON_PID" 2>/dev/null
+tap_diag "kind=error subscriber: $(jq -s 'group_by(.kind) | map("\(.[0].kind): \(length)") | join(", ")' /tmp/errmon.json)"
+check "a kind=error subscriber got error events and not one gap, with UAs and SG_IO in between" \
+	jq -e -s 'map(select(.kind == "error")) | length > 0 and
+		(map(select(.kind == "gap" or .gap > 0)) | length == 0)' /tmp/errmon.json
+
 # ---- events that fall out of the history unread are counted, and a replay reports them ----
 kill "$MONITOR_PID" 2>/dev/null	# no subscriber at all now
 rmmod uaevents
