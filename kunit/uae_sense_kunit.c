@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the shared sense decoder and classifier, compiled into the kernel exactly
- * as the module compiles it, and checked against the kernel's own definitions: the
- * DID_* and SAM status values, and blk_path_error().
+ * KUnit tests of the shared sense decoder and classifier, compiled into the kernel as the
+ * module compiles it (with T10's descriptions, which the module leaves out), and checked
+ * against the kernel's own definitions: the DID_* and SAM status values, and
+ * blk_path_error().
  */
 #include <kunit/test.h>
 #include <linux/blk_types.h>

@@ -180,14 +180,27 @@ def emit(out, exact, ranged, rules, classes):
     w("")
     w("static const struct uae_asc_entry uae_asc_table[] = {")
     for (asc, ascq), desc in sorted(exact.items()):
-        w(f"\t{{ 0x{asc:02x}, 0x{ascq:02x}, {c_string(ident(desc))}, {c_string(desc)} }},")
+        w(f"\t{{ 0x{asc:02x}, 0x{ascq:02x}, {c_string(ident(desc))} }},")
     w("};")
     w("")
     w("static const struct uae_asc_range uae_asc_ranges[] = {")
     for asc, lo, hi, desc in ranged:
-        w(f"\t{{ 0x{asc:02x}, 0x{lo:02x}, 0x{hi:02x}, {c_string(ident(desc))}, "
-          f"{c_string(desc)} }},")
+        w(f"\t{{ 0x{asc:02x}, 0x{lo:02x}, 0x{hi:02x}, {c_string(ident(desc))} }},")
     w("};")
+    w("")
+    # The module is built with UAE_SENSE_NO_TEXT: it never prints a description.
+    w("#ifndef UAE_SENSE_NO_TEXT")
+    w("/* T10's descriptions, in the order of uae_asc_table and of uae_asc_ranges. */")
+    w("static const char *const uae_asc_descriptions[] = {")
+    for _, desc in sorted(exact.items()):
+        w(f"\t{c_string(desc)},")
+    w("};")
+    w("")
+    w("static const char *const uae_asc_range_descriptions[] = {")
+    for *_, desc in ranged:
+        w(f"\t{c_string(desc)},")
+    w("};")
+    w("#endif")
     w("")
     w("static const struct uae_ua_rule uae_ua_rules[] = {")
     for (asc, ascq), (cat, name) in sorted(

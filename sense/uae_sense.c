@@ -10,7 +10,6 @@ struct uae_asc_entry {
 	uint8_t asc;
 	uint8_t ascq;
 	const char *ident;
-	const char *description;
 };
 
 /* An ASC whose ASCQ is a parameter ("40h/NNh DIAGNOSTIC FAILURE ON COMPONENT NN"). */
@@ -19,7 +18,6 @@ struct uae_asc_range {
 	uint8_t ascq_lo;
 	uint8_t ascq_hi;
 	const char *ident;
-	const char *description;
 };
 
 struct uae_ua_rule {
@@ -360,16 +358,18 @@ enum uae_asc_kind uae_asc_kind(uint8_t asc, uint8_t ascq)
 	return UAE_ASC_RESERVED;
 }
 
+#ifndef UAE_SENSE_NO_TEXT
 const char *uae_asc_description(uint8_t asc, uint8_t ascq)
 {
 	const struct uae_asc_entry *e = asc_lookup(asc, ascq);
 	const struct uae_asc_range *r;
 
 	if (e)
-		return e->description;
+		return uae_asc_descriptions[e - uae_asc_table];
 	r = asc_range_lookup(asc, ascq);
-	return r ? r->description : NULL;
+	return r ? uae_asc_range_descriptions[r - uae_asc_ranges] : NULL;
 }
+#endif
 
 const char *uae_asc_ident(uint8_t asc, uint8_t ascq)
 {
@@ -527,6 +527,7 @@ unsigned int uae_class_rule_count(void)
 	return UAE_ARRAY_SIZE(uae_class_rules);
 }
 
+#ifndef UAE_SENSE_NO_TEXT
 bool uae_blk_status_is_path_error(enum uae_blk_status blk)
 {
 	switch (blk) {
@@ -541,6 +542,7 @@ bool uae_blk_status_is_path_error(enum uae_blk_status blk)
 		return true;
 	}
 }
+#endif
 
 const char *uae_severity_name(enum uae_severity sev)
 {

@@ -121,8 +121,13 @@ enum uae_asc_kind {
 
 enum uae_asc_kind uae_asc_kind(uint8_t asc, uint8_t ascq);
 
-/* T10's description of an ASC/ASCQ pair, or NULL when it is not assigned. */
+/*
+ * T10's description of an ASC/ASCQ pair, or NULL when it is not assigned.  Not in builds
+ * with UAE_SENSE_NO_TEXT (the kernel module, which never prints one): 40 KB of strings.
+ */
+#ifndef UAE_SENSE_NO_TEXT
 const char *uae_asc_description(uint8_t asc, uint8_t ascq);
+#endif
 
 /*
  * A stable, upper-case identifier for an ASC/ASCQ pair ("CAPACITY_DATA_HAS_CHANGED"),
@@ -203,8 +208,13 @@ void uae_classify(uint8_t host_byte, uint8_t status, const struct uae_sense *sen
 /* Rows in the classification table (rules are numbered from 1). */
 unsigned int uae_class_rule_count(void);
 
-/* The kernel's blk_path_error() for a block status. */
+/*
+ * The kernel's blk_path_error() for a block status: for user space and the tests (the
+ * kernel has its own).
+ */
+#ifndef UAE_SENSE_NO_TEXT
 bool uae_blk_status_is_path_error(enum uae_blk_status blk);
+#endif
 
 const char *uae_severity_name(enum uae_severity sev);
 const char *uae_locus_name(enum uae_locus locus);

@@ -32,6 +32,34 @@ for ko in build/kmod/*/uaevents.ko; do
 			echo "not ok $n - modinfo describes $parm ($ko)"
 		fi
 	done
+	# The module names events by T10 identifier; T10's descriptions are user space's.
+	n=$((n + 1))
+	ids=$(strings "$ko" | grep -c '^CAPACITY_DATA_HAS_CHANGED$' || true)
+	descs=$(strings "$ko" | grep -c 'DATA HAS CHANGED' || true)
+	if [ "$ids" -eq 1 ] && [ "$descs" -eq 0 ]; then
+		echo "ok $n - $ko has identifiers, no T10 descriptions"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $ko has identifiers, no T10 descriptions"
+		echo "# identifier CAPACITY_DATA_HAS_CHANGED $ids times, descriptions: $descs"
+	fi
+	n=$((n + 1))
+	if nm "$ko" | grep -q 'uae_asc_description\|uae_blk_status_is_path_error'; then
+		failed=$((failed + 1))
+		echo "not ok $n - $ko links no code it never calls"
+		nm "$ko" | grep 'uae_asc_description\|uae_blk_status_is_path_error' | sed 's/^/# /'
+	else
+		echo "ok $n - $ko links no code it never calls"
+	fi
+	n=$((n + 1))
+	if [ -e "$(dirname "$ko")/uae_sense.o" ] &&
+	   nm "$(dirname "$ko")/uae_sense.o" | grep -q ' T uae_sense_decode$'; then
+		echo "ok $n - the decoder is its own object in $ko"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - the decoder is its own object in $ko"
+		ls "$(dirname "$ko")" | sed 's/^/# /'
+	fi
 done
 echo "1..$n"
 [ "$failed" -eq 0 ]
