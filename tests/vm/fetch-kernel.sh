@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fetch and unpack a Debian kernel image and its headers, without touching the host kernel.
 #
-#   fetch-kernel.sh SERIES   (SERIES: 6.1 or 6.12)
+#   fetch-kernel.sh SERIES   (SERIES: 6.1, 6.1-rt (PREEMPT_RT) or 6.12)
 #
 # Resolves the newest version with apt-cache (security updates move it), keeps the .debs and
 # the unpacked tree under $UAE_CACHE (default /var/cache/uaevents) so reruns fetch nothing,
@@ -9,13 +9,14 @@
 #   boot/vmlinuz-$KVER, lib/modules/$KVER/..., usr/src/linux-headers-$KVER (KDIR)
 set -eu
 
-series=${1:?usage: fetch-kernel.sh 6.1|6.12}
+series=${1:?usage: fetch-kernel.sh 6.1|6.1-rt|6.12}
 cache=${UAE_CACHE:-/var/cache/uaevents}
 
 case "$series" in
 6.1)  pattern='^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
+6.1-rt) pattern='^linux-image-6\.1\.0-[0-9]+-rt-amd64$' ;;
 6.12) pattern='^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' ;;
-*) echo "fetch-kernel: unknown series '$series' (want 6.1 or 6.12)" >&2; exit 2 ;;
+*) echo "fetch-kernel: unknown series '$series' (want 6.1, 6.1-rt or 6.12)" >&2; exit 2 ;;
 esac
 
 newest_image() {
