@@ -96,9 +96,11 @@ struct uae_coalesce_key {
 
 /* An event on its way: a record plus the device reference it holds. */
 struct uae_event {
-	struct list_head node;
-	struct scsi_device *sdev;
-	struct uae_coalesce_key key;
+	struct list_head node;		/* free or pending list */
+	struct list_head held_node;	/* held, its device not yet let go */
+	struct scsi_device *sdev;	/* pinned (scsi_device_get()), or NULL */
+	const void *origin;		/* the device it came from: compared, never followed */
+	bool identified;		/* identity read while held, device let go */
 	struct uae_record rec;
 };
 
@@ -195,6 +197,7 @@ bool uae_netlink_publish(const struct uae_record *rec);
 void uae_uevent_send(struct scsi_device *sdev, const struct uae_record *rec);
 
 /* uae_identity.c */
+bool uae_identity_same(struct scsi_device *sdev, const struct uae_record *rec);
 void uae_identity_fill(struct scsi_device *sdev, struct uae_record *rec);
 
 #endif /* UAE_H */

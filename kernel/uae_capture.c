@@ -8,6 +8,12 @@
  * verdict comes first, so that an occurrence folded into a storm costs no event, no
  * device reference and no classification.  A work item delivers queued events in
  * sequence order: into the history first, then to subscribers and udev.
+ *
+ * An event pins its device and the low-level driver's module only until the work item
+ * runs: a held storm may wait a whole coalescing window (up to an hour) to be published,
+ * and neither hot-remove nor rmmod of the driver should wait for it.  The work item reads
+ * a held event's identity and lets the device go; at publication the device gets its
+ * uevent only if it is still the same one.
  */
 #include <linux/jiffies.h>
 #include <linux/module.h>
@@ -25,6 +31,7 @@ static DEFINE_RAW_SPINLOCK(uae_lock);	/* everything below */
 static struct uae_event *uae_pool;	/* uae_max_pending events, allocated at load */
 static LIST_HEAD(uae_free);
 static LIST_HEAD(uae_pending);
+static LIST_HEAD(uae_held);		/* held events still pinning their device */
 static u64 uae_seq;
 static u64 uae_group_seq[UAE_GROUPS];
 static struct uae_coalescer uae_coalescer;
@@ -72,16 +79,6 @@ int uae_capture_init(unsigned int max_pending)
 	for (i = 0; i < max_pending; i++)
 		list_add_tail(&uae_pool[i].node, &uae_free);
 	return 0;
-}
-
-/* Under uae_lock: an event from the pool, or NULL when max_pending are in flight. */
-static struct uae_event *uae_event_get_locked(void)
-{
-	struct uae_event *ev = list_first_entry_or_null(&uae_free, struct uae_event, node);
-
-	if (ev)
-		list_del(&ev->node);
-	return ev;
 }
 
 /* Under uae_lock: number the event and queue it for delivery. */
@@ -196,6 +193,26 @@ static void uae_fill(struct uae_event *ev, const struct uae_capture *in,
 	 * or uevent.
 	 */
 	ev->sdev = scsi_device_get(sdev) ? NULL : sdev;
+	ev->origin = sdev;
+	ev->identified = false;
+}
+
+/*
+ * Under uae_lock: a pool event filled from @in, or NULL (counted) when max_pending are
+ * in flight.
+ */
+static struct uae_event *uae_event_new_locked(const struct uae_capture *in,
+					      const struct uae_sense *sense)
+{
+	struct uae_event *ev = list_first_entry_or_null(&uae_free, struct uae_event, node);
+
+	if (!ev) {
+		atomic64_inc(&uae_stats.queue_full);
+		return NULL;
+	}
+	list_del(&ev->node);
+	uae_fill(ev, in, sense);
+	return ev;
 }
 
 /*
@@ -228,22 +245,18 @@ void uae_capture(const struct uae_capture *in)
 		atomic64_inc(&uae_stats.coalesced);
 		break;
 	case UAE_COALESCE_HOLD:
-		ev = uae_event_get_locked();
-		if (!ev) {
-			atomic64_inc(&uae_stats.queue_full);
+		ev = uae_event_new_locked(in, sense);
+		if (!ev)
 			break;
-		}
-		uae_fill(ev, in, sense);
 		uae_coalesce_hold(slot, ev);
+		if (ev->sdev)
+			list_add_tail(&ev->held_node, &uae_held);
 		uae_schedule_flush_locked();
 		break;
 	case UAE_COALESCE_PUBLISH:
-		ev = uae_event_get_locked();
-		if (!ev) {
-			atomic64_inc(&uae_stats.queue_full);
+		ev = uae_event_new_locked(in, sense);
+		if (!ev)
 			break;
-		}
-		uae_fill(ev, in, sense);
 		/* A late held event of the same kind goes first: sequence order is time order. */
 		if (due)
 			uae_enqueue_locked(due);
@@ -253,7 +266,7 @@ void uae_capture(const struct uae_capture *in)
 	}
 	if (due)
 		uae_enqueue_locked(due);
-	queued = !list_empty(&uae_pending);
+	queued = !list_empty(&uae_pending) || !list_empty(&uae_held);
 	raw_spin_unlock_irqrestore(&uae_lock, flags);
 	if (queued)
 		queue_work(system_unbound_wq, &uae_deliver_work);
@@ -267,14 +280,52 @@ static bool uae_wants_uevent(const struct uae_record *rec)
 	       (mode == UAEVENTS_UEVENTS_UA && rec->kind == UAEVENTS_KIND_UA);
 }
 
+/*
+ * The device of an event that let its device go while held, if it is still the same one:
+ * the same object at the same address, with the same WWID (a LU re-added there gets
+ * another object, though the allocator may hand it the same address).
+ */
+static struct scsi_device *uae_origin_get(const struct uae_event *ev)
+{
+	struct Scsi_Host *shost = scsi_host_lookup(ev->rec.host);
+	struct scsi_device *sdev;
+
+	if (!shost)
+		return NULL;
+	sdev = scsi_device_lookup(shost, ev->rec.channel, ev->rec.target, ev->rec.lun);
+	scsi_host_put(shost);
+	if (!sdev)
+		return NULL;
+	if (sdev != ev->origin || !uae_identity_same(sdev, &ev->rec)) {
+		scsi_device_put(sdev);
+		return NULL;
+	}
+	return sdev;
+}
+
 static void uae_deliver(struct work_struct *work)
 {
 	struct uae_event *ev, *tmp;
+	struct scsi_device *sdev;
+	LIST_HEAD(held);
 	LIST_HEAD(batch);
 
 	raw_spin_lock_irq(&uae_lock);
+	list_splice_init(&uae_held, &held);
 	list_splice_init(&uae_pending, &batch);
 	raw_spin_unlock_irq(&uae_lock);
+
+	/*
+	 * Held events first: one may already be in @batch, and this work item never runs
+	 * twice at once, so it has let its device go before it is published below.
+	 */
+	list_for_each_entry_safe(ev, tmp, &held, held_node) {
+		list_del(&ev->held_node);
+		uae_identity_fill(ev->sdev, &ev->rec);
+		scsi_device_put(ev->sdev);
+		ev->sdev = NULL;
+		ev->identified = true;
+	}
 
 	list_for_each_entry_safe(ev, tmp, &batch, node) {
 		list_del(&ev->node);
@@ -284,11 +335,15 @@ static void uae_deliver(struct work_struct *work)
 		uae_history_add(&ev->rec);
 		if (uae_netlink_publish(&ev->rec))
 			uae_history_mark_read(ev->rec.seq);
-		if (ev->sdev) {
+		sdev = ev->sdev;
+		if (!sdev && ev->identified && uae_wants_uevent(&ev->rec))
+			sdev = uae_origin_get(ev);
+		if (sdev) {
 			if (uae_wants_uevent(&ev->rec))
-				uae_uevent_send(ev->sdev, &ev->rec);
-			scsi_device_put(ev->sdev);
+				uae_uevent_send(sdev, &ev->rec);
+			scsi_device_put(sdev);
 		}
+		ev->sdev = NULL;
 		raw_spin_lock_irq(&uae_lock);
 		list_add(&ev->node, &uae_free);
 		raw_spin_unlock_irq(&uae_lock);

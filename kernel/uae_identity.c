@@ -63,13 +63,25 @@ static void uae_child_name(struct scsi_device *sdev, const char *class, char *bu
 	device_for_each_child(&sdev->sdev_gendev, &m, uae_match_child);
 }
 
+static void uae_wwid(struct scsi_device *sdev, char *buf, size_t size)
+{
+	if (scsi_vpd_lun_id(sdev, buf, size) <= 0)
+		buf[0] = '\0';
+	uae_sanitize(buf);
+}
+
+/* Whether @sdev still has the WWID recorded in @rec (an empty one included). */
+bool uae_identity_same(struct scsi_device *sdev, const struct uae_record *rec)
+{
+	char wwid[UAE_WWID_LEN];
+
+	uae_wwid(sdev, wwid, sizeof(wwid));
+	return !strcmp(wwid, rec->wwid);
+}
+
 void uae_identity_fill(struct scsi_device *sdev, struct uae_record *rec)
 {
-	int len = scsi_vpd_lun_id(sdev, rec->wwid, sizeof(rec->wwid));
-
-	if (len <= 0)
-		rec->wwid[0] = '\0';
-	uae_sanitize(rec->wwid);
+	uae_wwid(sdev, rec->wwid, sizeof(rec->wwid));
 	uae_serial(sdev, rec->serial, sizeof(rec->serial));
 	uae_sanitize(rec->serial);
 	uae_child_name(sdev, "scsi_generic", rec->sgdev, sizeof(rec->sgdev));

@@ -11,15 +11,21 @@
 
 #define MS(n) ((u64)(n) * NSEC_PER_MSEC)
 
+/* An event and the key the capture path would build for it. */
+struct kunit_event {
+	struct uae_event ev;
+	struct uae_coalesce_key key;
+};
+
 static struct uae_event *new_event(struct kunit *test, const void *sdev, u8 asc)
 {
-	struct uae_event *ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
+	struct kunit_event *kev = kunit_kzalloc(test, sizeof(*kev), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, ev);
-	ev->key = (struct uae_coalesce_key){ .sdev = sdev, .kind = UAEVENTS_KIND_UA,
-					     .sense_key = 6, .asc = asc };
-	ev->rec.repeat = 1;
-	return ev;
+	KUNIT_ASSERT_NOT_NULL(test, kev);
+	kev->key = (struct uae_coalesce_key){ .sdev = sdev, .kind = UAEVENTS_KIND_UA,
+					      .sense_key = 6, .asc = asc };
+	kev->ev.rec.repeat = 1;
+	return &kev->ev;
 }
 
 /* What the capture path does with a verdict; any event that fell due is added to *@due. */
@@ -28,7 +34,8 @@ static enum uae_coalesce_verdict coalesce(struct uae_coalescer *c, struct uae_ev
 {
 	struct uae_recent *slot;
 	struct uae_event *late;
-	enum uae_coalesce_verdict v = uae_coalesce(c, &ev->key, now, w, &slot, &late);
+	struct kunit_event *kev = container_of(ev, struct kunit_event, ev);
+	enum uae_coalesce_verdict v = uae_coalesce(c, &kev->key, now, w, &slot, &late);
 
 	if (late && due)
 		*due += late->rec.repeat;
