@@ -61,11 +61,15 @@ json_object *uaectl_event_json(struct uae_event *ev)
 		add_string(o, "sense", hex);
 	}
 	add_string(o, "req_op", uae_event_get_req_op_name(ev));
+	/*
+	 * The command that got the UA or failed (for a UA the error handler's own command
+	 * got, that command's).  A request that failed before it became a SCSI command had
+	 * none, nor a host byte or status.
+	 */
+	if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_NO_COMMAND))
+		json_object_object_add(o, "opcode", json_object_new_int(uae_event_get_opcode(ev)));
 	if (uae_event_get_kind(ev) != UAE_EVENT_UA) {
-		/* A request that failed before it became a SCSI command had none of these. */
 		if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_NO_COMMAND)) {
-			json_object_object_add(o, "opcode",
-					       json_object_new_int(uae_event_get_opcode(ev)));
 			json_object_object_add(o, "host_byte",
 					       json_object_new_int(uae_event_get_host_byte(ev)));
 			json_object_object_add(o, "status",
