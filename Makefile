@@ -9,7 +9,9 @@
 
 BUILD       ?= build
 USERBIN     := $(BUILD)/user
-KERNELS     ?= 6.1 6.12
+# Debian 12's kernel, its PREEMPT_RT flavour and its 6.12 backport.
+KERNELS     ?= 6.1 6.1-rt 6.12
+BENCH_KERNELS ?= 6.1 6.12
 DEMO_KERNEL ?= 6.12
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 30
@@ -84,7 +86,7 @@ check: deps
 
 # Successful I/O with and without the module, one VM per kernel; prints IOPS ratios.
 bench: user
-	@for k in $(KERNELS); do \
+	@for k in $(BENCH_KERNELS); do \
 		tests/vm/run-vm.sh $$k bench.sh $(USERBIN) $(BUILD)/vm/bench-$$k | grep -E '#|run-vm'; \
 	done
 

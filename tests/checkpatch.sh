@@ -7,7 +7,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 src=$("$top/scripts/fetch-linux-source.sh")
 cd "$top"
 
-files="$(ls kernel/*.c kernel/*.h kunit/*.c 2>/dev/null || true) sense/uae_sense.c sense/uae_sense.h
+files="$(ls kernel/*.c kernel/*.h kunit/*.c tests/vm/faultinj/*.c 2>/dev/null || true)
+sense/uae_sense.c sense/uae_sense.h
 sense/uae_types.h include/uapi/linux/uaevents.h"
 n=0 failed=0
 for f in $files; do

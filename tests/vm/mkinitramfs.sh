@@ -3,13 +3,14 @@
 # the project's binaries, and the host's real systemd-journald and journalctl, each with
 # the shared libraries it needs.
 #
-#   mkinitramfs.sh KROOT KVER KMOD USERBIN OUT
+#   mkinitramfs.sh KROOT KVER KMOD USERBIN OUT [TESTKO...]
 #     KROOT    unpacked kernel (fetch-kernel.sh)    KVER     its release
 #     KMOD     uaevents.ko built for it            USERBIN  CMake build folder
-#     OUT      the .cpio.gz to write
+#     OUT      the .cpio.gz to write                TESTKO   test helper modules for /modules
 set -eu
 
 kroot=$1 kver=$2 kmod=$3 userbin=$4 out=$5
+shift 5
 here=$(cd "$(dirname "$0")" && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -67,7 +68,7 @@ printf 'root:x:0:\nsystemd-journal:x:101:\nnogroup:x:65534:\n' >"$stage/etc/grou
 # Kernel modules, decompressed (busybox insmod reads plain .ko), and for each module the
 # ordered list of what it needs, as modprobe would load it.
 [ -f "$kroot/lib/modules/$kver/modules.dep" ] || depmod -b "$kroot" "$kver"
-for mod in scsi_debug sd_mod sg ext4; do
+for mod in scsi_debug sd_mod sg ext4 virtio_pci virtio_scsi; do
 	modprobe -d "$kroot" -S "$kver" --show-depends "$mod" | while read -r verb path _; do
 		[ "$verb" = insmod ] || continue
 		name=$(basename "$path")
@@ -82,6 +83,9 @@ for mod in scsi_debug sd_mod sg ext4; do
 	done
 done
 cp "$kmod" "$stage/modules/uaevents.ko"
+for ko in "$@"; do
+	cp "$ko" "$stage/modules/"
+done
 echo "$kver" >"$stage/etc/kernel-release"
 
 # The project's data files, where the packages would install them.

@@ -26,8 +26,16 @@ make -s -C "$top/kernel" KDIR="$kdir" BUILD="$top/build/kmod/$kver" >"$out/kmod-
 	cat "$out/kmod-build.log" >&2
 	exit 1
 }
+# The test helper that makes uaevents.ko's init fail at a chosen step (tests/vm/faultinj/).
+fi="$top/build/faultinj/$kver"
+mkdir -p "$fi"
+ln -sf "$here/faultinj/Kbuild" "$here/faultinj/uae_faultinj.c" "$fi/"
+make -s -C "$kdir" M="$fi" modules >>"$out/kmod-build.log" 2>&1 || {
+	cat "$out/kmod-build.log" >&2
+	exit 1
+}
 "$here/mkinitramfs.sh" "$kroot" "$kver" "$top/build/kmod/$kver/uaevents.ko" "$userbin" \
-	"$out/initramfs.cpio.gz"
+	"$out/initramfs.cpio.gz" "$fi/uae_faultinj.ko"
 
 if [ "$mode" = --console ]; then
 	console="-serial stdio"
@@ -38,14 +46,26 @@ else
 fi
 rm -f "$out/tap.log" "$out/console.log"
 
+# kernel.sh gets a virtio-scsi disk that QEMU serves at one I/O per second: slow commands
+# on a driver that resets their timer.
+extra=""
+if [ "$script" = kernel.sh ]; then
+	truncate -s 8M "$out/slow.img"
+	extra="-object throttle-group,id=slow,x-iops-total=1
+		-blockdev driver=file,node-name=slowfile,filename=$out/slow.img
+		-blockdev driver=throttle,node-name=slowdisk,throttle-group=slow,file=slowfile
+		-device virtio-scsi-pci,id=vscsi
+		-device scsi-hd,drive=slowdisk,bus=vscsi.0,product=uae-slow"
+fi
+
 # TCG only: this machine has no KVM.  The guest powers itself off when the script ends.
 # shellcheck disable=SC2086
-timeout "${UAE_VM_TIMEOUT:-600}" qemu-system-x86_64 \
+timeout "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
 	-machine pc -accel tcg -m 1024 -smp 1 \
 	-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$out/initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 oops=panic uae.script=$script $append ${UAE_VM_APPEND:-}" \
 	-display none -monitor none -nic none -no-reboot \
-	$console -serial "file:$out/tap.log" || {
+	$console -serial "file:$out/tap.log" $extra || {
 	echo "run-vm: QEMU failed or timed out (kernel $kver)" >&2
 }
 

@@ -22,28 +22,36 @@ iops() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-iops >/dev/null	# warm-up: caches, page tables, the emulator's translation cache
-: >/tmp/stock
-: >/tmp/loaded
-measure_loaded() {
+# with_module COMMAND...: COMMAND with uaevents.ko loaded and a subscriber reading.
+with_module() {
 	insmod /modules/uaevents.ko
 	uaectl monitor --json >/dev/null &
 	mon=$!
-	iops >>/tmp/loaded
+	"$@"
 	kill "$mon"
 	rmmod uaevents
 }
 
-# Alternate which goes first, so that drift in the emulator favours neither.
-for i in $(seq "$RUNS"); do
-	if [ $((i % 2)) -eq 1 ]; then
-		iops >>/tmp/stock
-		measure_loaded
-	else
-		measure_loaded
-		iops >>/tmp/stock
-	fi
-done
+# alternate RUNS STOCK LOADED COMMAND...: COMMAND's figures without and with the module,
+# RUNS each, alternating which goes first so that drift in the emulator favours neither.
+alternate() {
+	runs=$1 stock_out=$2 loaded_out=$3
+	shift 3
+	: >"$stock_out"
+	: >"$loaded_out"
+	for i in $(seq "$runs"); do
+		if [ $((i % 2)) -eq 1 ]; then
+			"$@" >>"$stock_out"
+			with_module "$@" >>"$loaded_out"
+		else
+			with_module "$@" >>"$loaded_out"
+			"$@" >>"$stock_out"
+		fi
+	done
+}
+
+iops >/dev/null	# warm-up: caches, page tables, the emulator's translation cache
+alternate "$RUNS" /tmp/stock /tmp/loaded iops
 stock=$(median </tmp/stock)
 loaded=$(median </tmp/loaded)
 tap_diag "stock IOPS per run:  $(tr '\n' ' ' </tmp/stock)"
@@ -67,26 +75,8 @@ if [ -n "$ERRFILE" ]; then
 	# scsi_debug logs every injected failure: keep the serial console out of the figure.
 	dmesg -n 1
 	echo "2 1 0x00 0 0 0x2 0x5 0x24 0x00" >"$ERRFILE"
-	: >/tmp/fstock
-	: >/tmp/floaded
-	measure_failing_loaded() {
-		insmod /modules/uaevents.ko
-		uaectl monitor --json >/dev/null &
-		mon=$!
-		turs_per_s >>/tmp/floaded
-		kill "$mon"
-		rmmod uaevents
-	}
 	turs_per_s >/dev/null	# warm-up
-	for i in $(seq "${FAIL_RUNS:-5}"); do
-		if [ $((i % 2)) -eq 1 ]; then
-			turs_per_s >>/tmp/fstock
-			measure_failing_loaded
-		else
-			measure_failing_loaded
-			turs_per_s >>/tmp/fstock
-		fi
-	done
+	alternate "${FAIL_RUNS:-5}" /tmp/fstock /tmp/floaded turs_per_s
 	echo "- 0x00" >"$ERRFILE"
 	fstock=$(median </tmp/fstock)
 	floaded=$(median </tmp/floaded)

@@ -106,9 +106,60 @@ if [ -n "$ERRFILE" ]; then
 	inject_error "0 -1 0x28"
 	check "a command timeout arrives: COMMAND_TIMEOUT, READ(10)" \
 		wait_for 30 has '.kind == "timeout" and .event == "COMMAND_TIMEOUT" and .opcode == 40'
+
+	# The error handler's own commands: a READ times out and aborting it fails, so the
+	# handler resets the LU and sends TEST UNIT READY, which gets scsi_debug's reset UA.
+	echo "3 -10 0x28" >"$ERRFILE"
+	inject_error "0 -1 0x28"
+	eh_ua='.kind == "ua" and .asc == 41 and ((.flags / 32 | floor) % 2 == 1)'
+	check "a UA the error handler's TEST UNIT READY got: flagged error_handler, op code 00h" \
+		wait_for 60 has "$eh_ua and .opcode == 0"
+	tap_diag "error handler events: $(jq -c -s "map(select($eh_ua)) | map({event, opcode, flags, lba})" /tmp/monitor.json)"
+	check "it carries nothing of the request being recovered (no LBA) and is quiet (expected)" \
+		has "$eh_ua and (has(\"lba\") | not) and ((.flags / 2 | floor) % 2 == 1)"
 	echo 30 >"/sys/block/$DISK/device/timeout"
 else
 	tap_diag "no scsi_debug error injection on $(uname -r): transport, NOSPC, timeout not raised"
+fi
+
+# ---- a driver that resets the timer of a slow command: no timeout event ----
+# run-vm.sh gives this VM a virtio-scsi disk that QEMU throttles to one I/O per second.
+# virtio_scsi answers a timeout with "reset the timer", as storvsc and FC or iSCSI with a
+# blocked port do: the command is slow, nothing is aborted, there is nothing to report.
+virtio_disk() {
+	for d in /sys/block/sd*; do
+		case "$(cat "$d/device/model" 2>/dev/null)" in
+		uae-slow*) basename "$d" && return 0 ;;
+		esac
+	done
+	return 1
+}
+kmod_load virtio_pci 2>/dev/null
+kmod_load virtio_scsi
+if VDISK=$(wait_for 30 virtio_disk); then
+	echo 1 >"/sys/block/$VDISK/device/timeout"
+	tmo_before=$(($(cat "/sys/block/$VDISK/device/iotmo_cnt")))
+	# Eight reads at once on a disk that serves one a second: the last waits 8 s.
+	readers=
+	for i in 1 2 3 4 5 6 7 8; do
+		dd if="/dev/$VDISK" of=/dev/null bs=4096 count=1 skip=$((i * 64)) iflag=direct \
+			2>/dev/null &
+		readers="$readers $!"
+	done
+	# shellcheck disable=SC2086
+	wait $readers
+	tmo=$(($(cat "/sys/block/$VDISK/device/iotmo_cnt") - tmo_before))
+	echo 30 >"/sys/block/$VDISK/device/timeout"
+	tap_diag "virtio-scsi disk $VDISK: the midlayer's timeout handler ran $tmo times"
+	check "the slow reads on $VDISK ran into the 1 s command timeout" [ "$tmo" -gt 0 ]
+	uaectl inject --hctl "$(basename "$(readlink "/sys/block/$VDISK/device")")" \
+		--sense 700006000000000a000000003f0300000000 >/dev/null
+	wait_for 10 has ".device == \"$VDISK\" and .event == \"INQUIRY_DATA_HAS_CHANGED\""
+	check "virtio_scsi reset the timer: no timeout event for $VDISK" \
+		jq -e -s "map(select(.device == \"$VDISK\" and .kind != \"ua\")) | length == 0" \
+			/tmp/monitor.json
+else
+	tap_result 1 "the throttled virtio-scsi disk appeared"
 fi
 
 # ---- SG_IO pass-through failures go to their own group ----
@@ -230,15 +281,30 @@ kill "$burst_pid" 2>/dev/null
 uaectl config --coalesce-ms 1000
 
 # ---- hot-remove and re-add scsi_debug hosts while events are raised ----
+# The newest scsi_debug host's LU 0 (added by add_host, scanned asynchronously).
+newest_sdebug_hctl() {
+	h=$(ls -d "$SDEBUG"/adapter*/host* | sed 's/.*host//' | sort -n | tail -n 1)
+	d=$(ls -d /sys/bus/scsi/devices/"$h":*:*:0 2>/dev/null | head -n 1)
+	[ -n "$d" ] && basename "$d"
+}
+# Each cycle raises events on the host it is about to remove, among them a storm held
+# for a window of 10 minutes (coalesce-ms): the removal must not wait for it.
 hot_cycles() {
+	uaectl config --coalesce-ms 600000
 	for i in $(seq "$CYCLES"); do
 		echo 1 >"$SDEBUG/add_host" || return 1
+		new=$(wait_for 10 newest_sdebug_hctl) || { echo "cycle $i: no new LU"; return 1; }
 		uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0e00000000 \
 			>/dev/null || return 1
+		uaectl inject --hctl "$new" --sense 700006000000000a000000003f0e00000000 \
+			--count 3 >/dev/null || return 1
 		echo -1 >"$SDEBUG/add_host" || return 1
+		! [ -e "/sys/bus/scsi/devices/$new" ] || { echo "cycle $i: $new still there"; return 1; }
 	done
+	uaectl config --coalesce-ms 1000
 }
-check "$CYCLES cycles of adding and removing a scsi_debug host with events raised" hot_cycles
+check "$CYCLES cycles of adding and removing a scsi_debug host with events raised and held" \
+	hot_cycles
 
 # ---- rmmod/insmod with live subscribers ----
 reload_cycles() {
@@ -277,7 +343,127 @@ check "the history replays the last 16, after a gap event for the 24 lost before
 		and (.[1:] | map(.seq)) == [range(25; 41)]' /tmp/history.json >/dev/null &&
 		grep -q '24 events lost from seq 1 on' /tmp/history.err"
 
+# ---- rmmod while INJECT, SET_CONFIG, dumps and a storm of failing I/O run ----
+# A dump in progress holds a module reference (netlink's own, until the dump ends), so a
+# busy rmmod is retried; it must succeed within 10 s and insmod right after it.
+rmmod_retry() {
+	for t in $(seq 100); do
+		rmmod "$1" 2>/dev/null && { echo "$t"; return 0; }
+		sleep 0.1
+	done
+	rmmod "$1"
+	return 1
+}
+load_loops() {
+	LOAD_PIDS=
+	while :; do uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error \
+		--count 5000 >/dev/null 2>&1; done &
+	LOAD_PIDS="$LOAD_PIDS $!"
+	while :; do uaectl config --coalesce-ms 0 >/dev/null 2>&1
+		uaectl config --coalesce-ms 50 --uevents all >/dev/null 2>&1
+		uaectl config --uevents ua >/dev/null 2>&1; done &
+	LOAD_PIDS="$LOAD_PIDS $!"
+	while :; do uaectl history --json >/dev/null 2>&1; done &
+	LOAD_PIDS="$LOAD_PIDS $!"
+	# Real failures through the hooks: scsi_debug opts=2 fails reads of sector 0x1234.
+	echo 2 >"$SDEBUG/opts"
+	while :; do dd if="/dev/$DISK" of=/dev/null bs=512 skip=4660 count=1 \
+		iflag=direct 2>/dev/null; done &
+	LOAD_PIDS="$LOAD_PIDS $!"
+}
+busy_reload_cycles() {
+	tries=0
+	for i in $(seq "$CYCLES"); do
+		sleep 0.$((i % 5))
+		t=$(rmmod_retry uaevents) || { echo "cycle $i: rmmod failed"; return 1; }
+		tries=$((tries + t))
+		insmod /modules/uaevents.ko || { echo "cycle $i: insmod failed"; return 1; }
+	done
+	tap_diag "rmmod attempts in $CYCLES cycles: $tries"
+}
+load_loops
+check "$CYCLES cycles of rmmod/insmod uaevents during INJECT, SET_CONFIG, dumps and failing I/O" \
+	busy_reload_cycles
+# shellcheck disable=SC2086
+kill $LOAD_PIDS
+sleep 1
+echo 0 >"$SDEBUG/opts"
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0300000000 >/dev/null
+check "after the cycles an event still reaches the history" \
+	sh -c 'uaectl history --json | jq -e -s "map(select(.event == \"INQUIRY_DATA_HAS_CHANGED\"))
+		| length == 1" >/dev/null'
+
+# ---- rmmod of the low-level driver with events queued and held ----
+# scsi_debug itself goes and comes back, each time just after events for its LU were
+# raised, among them a storm held for 10 minutes.
+lld_cycles() {
+	uaectl config --coalesce-ms 600000
+	for i in $(seq "$CYCLES"); do
+		uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0900000000 \
+			--count 3 >/dev/null || { echo "cycle $i: inject failed"; return 1; }
+		rmmod_retry scsi_debug >/dev/null || { echo "cycle $i: rmmod scsi_debug failed"; return 1; }
+		kmod_load scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1 ||
+			{ echo "cycle $i: insmod scsi_debug failed"; return 1; }
+		wait_for 30 scsi_debug_disk >/dev/null || { echo "cycle $i: no disk"; return 1; }
+		DISK=$(scsi_debug_disk)
+		HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
+	done
+	uaectl config --coalesce-ms 1000
+}
+check "$CYCLES cycles of rmmod/insmod scsi_debug just after events for its LU were raised" \
+	lld_cycles
+
 check "rmmod at the end" rmmod uaevents
+
+# ---- a failed init at each step unwinds every step before it ----
+# uae_faultinj.ko (tests/vm/faultinj/) makes one function fail while uaevents.ko
+# initialises.  After each failed load a real I/O error goes where the hooks were: a probe
+# left behind would run unloaded code.
+failed_init() {
+	fn=$1
+	insmod /modules/uae_faultinj.ko func="$fn" || { echo "no fault injector for $fn"; return 1; }
+	echo 2 >"$SDEBUG/opts"
+	for i in $(seq "$CYCLES"); do
+		if insmod /modules/uaevents.ko 2>/tmp/insmod.err; then
+			echo "cycle $i: insmod succeeded"
+			rmmod uaevents
+			break
+		fi
+		grep -q "Cannot allocate memory" /tmp/insmod.err ||
+			{ echo "cycle $i: not ENOMEM: $(cat /tmp/insmod.err)"; break; }
+		dd if="/dev/$DISK" of=/dev/null bs=512 skip=4660 count=1 iflag=direct 2>/dev/null
+	done
+	echo 0 >"$SDEBUG/opts"
+	fired=$(cat /sys/module/uae_faultinj/parameters/fired)
+	rmmod uae_faultinj
+	# busybox insmod tries finit_module(), then init_module(): two failed inits each.
+	[ "$fired" -ge "$CYCLES" ] || { echo "$fn failed $fired times in $CYCLES loads"; return 1; }
+	if grep -E "scsi_check_sense|scsi_timeout" /sys/kernel/debug/kprobes/list; then
+		echo "probes left behind"
+		return 1
+	fi
+	! uaectl status >/dev/null 2>&1 || { echo "the netlink family is still registered"; return 1; }
+}
+for fn in uaevents:uae_history_init uaevents:uae_capture_init genl_register_family \
+	  register_kprobe register_kretprobe tracepoint_probe_register; do
+	check "$CYCLES loads failing at $fn: ENOMEM, nothing left behind" failed_init "$fn"
+done
+history_has() {
+	uaectl history --json 2>/dev/null | jq -e -s "map(select(.event == \"$1\")) | length == 1" \
+		>/dev/null
+}
+healthy_after() {
+	insmod /modules/uaevents.ko || return 1
+	echo 2 >"$SDEBUG/opts"
+	dd if="/dev/$DISK" of=/dev/null bs=512 skip=4660 count=1 iflag=direct 2>/dev/null
+	echo 0 >"$SDEBUG/opts"
+	wait_for 10 history_has UNRECOVERED_READ_ERROR || { echo "no event"; return 1; }
+	rmmod uaevents
+}
+check "after the failed loads uaevents.ko loads, reports a real error and unloads" healthy_after
+# An area allocated by a module that is gone shows its caller as a bare address.
+check "no vmalloc area left behind by an unloaded module (history, event pool)" \
+	sh -c '! awk "\$3 ~ /^0x/" /proc/vmallocinfo | grep .'
 check "rmmod scsi_debug after the storms (no device or module reference left behind)" \
 	rmmod scsi_debug
 check "no oops, BUG or WARNING in the kernel log" \
