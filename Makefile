@@ -46,6 +46,15 @@ unit-check: user
 install-check: user
 	tests/run-stage.sh install $(BUILD)/results tests/install-check.sh $(USERBIN)
 
+# Debian packages (uaevents-dkms, libuaevents1, libuaevents-dev, uaevents) in $(BUILD)/deb,
+# built by dpkg-buildpackage from a copy of the tree, checked by lintian.
+deb: deps
+	scripts/build-deb.sh $(BUILD)/deb
+
+# The packages' contents, lintian, and DKMS building the module for each test kernel.
+deb-check: deps
+	tests/run-stage.sh deb $(BUILD)/results tests/deb-check.sh $(BUILD)/deb $(KERNELS)
+
 kunit-check: deps
 	tests/run-stage.sh kunit $(BUILD)/results tests/kunit/run.sh
 
@@ -77,6 +86,7 @@ check: deps
 	@status=0; \
 	$(MAKE) --no-print-directory unit-check || status=1; \
 	$(MAKE) --no-print-directory install-check || status=1; \
+	$(MAKE) --no-print-directory deb-check || status=1; \
 	$(MAKE) --no-print-directory checkpatch || status=1; \
 	$(MAKE) --no-print-directory kunit-check || status=1; \
 	$(MAKE) --no-print-directory fuzz-check || status=1; \
@@ -96,5 +106,5 @@ demo: user
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps user modules unit-check kunit-check fuzz fuzz-check checkpatch vm-check \
+.PHONY: all deps user modules unit-check deb deb-check kunit-check fuzz fuzz-check checkpatch vm-check \
 	check bench demo install install-check clean

@@ -10,7 +10,8 @@ clang llvm libclang-rt-14-dev
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 systemd udev
 flex bison bc libelf-dev libssl-dev python3 perl dwarves
-jq sg3-utils fio man-db groff-base bash-completion"
+jq sg3-utils fio man-db groff-base bash-completion
+debhelper dh-dkms dkms lintian"
 
 missing=""
 for p in $PKGS; do

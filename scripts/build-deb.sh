@@ -1,0 +1,34 @@
+#!/bin/sh
+# Build the Debian packages with Debian's own tooling, then run lintian over them.
+#
+#   build-deb.sh OUTDIR
+#
+# The packages are built from a copy of the tree in OUTDIR (the source tree stays clean:
+# no debian/ build folders, no ../*.deb beside the clone); OUTDIR ends up holding the
+# .debs, the .changes and lintian.txt.  Fails if dpkg-buildpackage fails or lintian
+# reports an error; warnings are either fixed or explained in debian/*.lintian-overrides.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$1
+version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+src="$out/uaevents-$version"
+
+rm -rf "$out"
+mkdir -p "$src"
+out=$(cd "$out" && pwd)
+src="$out/uaevents-$version"
+(cd "$top" && tar --exclude=./build --exclude=./.git -cf - .) | tar -xf - -C "$src"
+
+(cd "$src" && dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1 || {
+	tail -n 60 "$out/build.log" >&2
+	echo "build-deb: dpkg-buildpackage failed; the whole log is $out/build.log" >&2
+	exit 1
+}
+changes=$(ls "$out"/uaevents_*.changes)
+lintian --fail-on error --info "$changes" >"$out/lintian.txt" 2>&1 || {
+	cat "$out/lintian.txt" >&2
+	echo "build-deb: lintian reports errors" >&2
+	exit 1
+}
+cat "$out/lintian.txt"
+ls "$out"/*.deb

@@ -1,0 +1,77 @@
+#!/bin/sh
+# The Debian packages: built with Debian's tooling (scripts/build-deb.sh: dpkg-buildpackage,
+# then lintian with no error), their contents as an administrator expects them, and DKMS
+# building the module from uaevents-dkms for each test kernel's headers.  TAP.
+#
+#   deb-check.sh OUTDIR SERIES...
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$(realpath -m "$1")
+shift
+n=0 failed=0
+result() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $2"
+	fi
+}
+
+"$top/scripts/build-deb.sh" "$out" >"$out.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || sed 's/^/# /' "$out.log"
+result $rc "dpkg-buildpackage builds the packages and lintian reports no error"
+lintian_tags=$(grep -v "root privileges" "$out/lintian.txt" 2>/dev/null)
+[ -n "$lintian_tags" ] && echo "$lintian_tags" | sed 's/^/# lintian: /'
+version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+
+# has PACKAGE PATH...: the package ships every PATH.
+has() {
+	pkg=$1
+	shift
+	deb=$(ls "$out/${pkg}_${version}_"*.deb 2>/dev/null) || { echo "# no $pkg package"; return 1; }
+	list=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|')
+	for p in "$@"; do
+		echo "$list" | grep -qx "$p" || { echo "# $pkg lacks $p"; return 1; }
+	done
+}
+has uaevents /usr/bin/uaectl /usr/sbin/uaeventd /lib/systemd/system/uaeventd.service \
+	/lib/udev/rules.d/91-uaevents.rules /usr/lib/systemd/catalog/uaevents.catalog \
+	/usr/share/uaevents/hooks/space-wall-alert /usr/share/uaevents/hooks/multipath-resize \
+	/etc/uaevents/uaeventd.conf /etc/uaevents/hooks.d/ \
+	/usr/share/bash-completion/completions/uaectl \
+	/usr/share/man/man1/uaectl.1.gz /usr/share/man/man8/uaeventd.8.gz
+result $? "uaevents ships the tools, unit, rules, catalog, hooks, configuration and man pages"
+deb=$(ls "$out/uaevents_${version}_"*.deb 2>/dev/null)
+dpkg-deb -f "$deb" Depends | grep -q "libuaevents1 (>= $version)" &&
+	dpkg-deb -I "$deb" conffiles | grep -qx /etc/uaevents/uaeventd.conf &&
+	dpkg-deb -I "$deb" postinst | grep -q "journalctl --update-catalog" &&
+	dpkg-deb -I "$deb" postinst | grep -q "deb-systemd-helper"
+result $? "uaevents: the configuration is a conffile, the postinst updates the catalog and enables the unit"
+has libuaevents1 "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libuaevents.so.1"
+result $? "libuaevents1 ships the shared library"
+has libuaevents-dev /usr/include/libuaevents.h /usr/share/man/man3/libuaevents.3.gz \
+	"/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pkgconfig/uaevents.pc"
+result $? "libuaevents-dev ships the header, the pkg-config file and the API's man page"
+
+# DKMS, as on an administrator's machine, but in a tree of its own: the host is untouched.
+dk="$out/dkms"
+rm -rf "$dk"
+mkdir -p "$dk/root" "$dk/tree"
+dpkg-deb -x "$out/uaevents-dkms_${version}_all.deb" "$dk/root"
+for series in "$@"; do
+	kroot=$("$top/tests/vm/fetch-kernel.sh" "$series")
+	kver=$(basename "$kroot")
+	dkms build -m uaevents -v "$version" -k "$kver" \
+		--kernelsourcedir "$kroot/usr/src/linux-headers-$kver" \
+		--sourcetree "$dk/root/usr/src" --dkmstree "$dk/tree" >"$dk/$kver.log" 2>&1
+	ko="$dk/tree/uaevents/$version/$kver/x86_64/module/uaevents.ko"
+	[ -f "$ko" ] && modinfo -F vermagic "$ko" | grep -q "^$kver "
+	rc=$?
+	[ $rc -eq 0 ] || tail -n 30 "$dk/$kver.log" | sed 's/^/# /'
+	result $rc "DKMS builds uaevents.ko from uaevents-dkms for $kver"
+done
+echo "1..$n"
+[ "$failed" -eq 0 ]
