@@ -52,7 +52,19 @@ deb: deps
 	scripts/build-deb.sh $(BUILD)/deb
 
 # The packages' contents, lintian, and DKMS building the module for each test kernel.
-deb-check: deps
+deb-# Debian 12 with systemd as PID 1 and the packages installed with apt (tests/vm/run-guest.sh),
+# on Debian's 6.1 and 6.12 kernels; the packages are those deb-check built.
+GUEST_KERNELS ?= 6.1 6.12
+GUEST_SCRIPTS ?= journal
+
+guest-check: deps
+	@ls $(BUILD)/deb/uaevents_*.changes >/dev/null 2>&1 || scripts/build-deb.sh $(BUILD)/deb
+	@status=0; for k in $(GUEST_KERNELS); do for s in $(GUEST_SCRIPTS); do \
+		tests/run-stage.sh guest-$$s-$$k $(BUILD)/results \
+			tests/vm/run-guest.sh $$k $$s.sh $(BUILD)/deb $(BUILD)/vm/guest-$$s-$$k || status=1; \
+	done; done; exit $$status
+
+check: deps
 	tests/run-stage.sh deb $(BUILD)/results tests/deb-check.sh $(BUILD)/deb $(KERNELS)
 
 kunit-check: deps
@@ -91,6 +103,7 @@ check: deps
 	$(MAKE) --no-print-directory kunit-check || status=1; \
 	$(MAKE) --no-print-directory fuzz-check || status=1; \
 	$(MAKE) --no-print-directory vm-check || status=1; \
+	$(MAKE) --no-print-directory guest-check || status=1; \
 	tests/summary.sh $(BUILD)/results; \
 	exit $$status
 
@@ -106,5 +119,5 @@ demo: user
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps user modules unit-check deb deb-check kunit-check fuzz fuzz-check checkpatch vm-check \
+.PHONY: all deps user modules unit-check deb deb-check guest-check kunit-check fuzz fuzz-check checkpatch vm-check \
 	check bench demo install install-check clean

@@ -71,17 +71,4 @@ timeout "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
 
 [ "$mode" = --console ] && exit 0
 
-# Judge the TAP: a plan, as many results as planned, none failed.  The serial line
-# turned every newline into CR LF.
-tr -d '\r' <"$out/tap.log" >"$out/tap.txt" && mv "$out/tap.txt" "$out/tap.log"
-sed "s/^/[$kver] /" "$out/tap.log"
-planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$out/tap.log" | tail -n 1)
-passed=$(grep -c '^ok ' "$out/tap.log" || true)
-failed=$(grep -c '^not ok ' "$out/tap.log" || true)
-if [ -z "$planned" ] || [ $((passed + failed)) -ne "$planned" ] || [ "$failed" -ne 0 ]; then
-	echo "run-vm: $script on $kver: $passed passed, $failed failed, ${planned:-no} plan" >&2
-	echo "run-vm: last lines of the guest console ($out/console.log):" >&2
-	tail -n 60 "$out/console.log" >&2 || true
-	exit 1
-fi
-echo "run-vm: $script on $kver: all $passed passed"
+exec "$here/judge-tap.sh" "$out" "$kver" "$script"

@@ -1,0 +1,96 @@
+#!/bin/sh
+# Boot Debian 12 with systemd as PID 1 under QEMU, with the project installed from its
+# Debian packages as an administrator installs them, and run a test script in it.
+#
+#   run-guest.sh SERIES SCRIPT DEBDIR OUTDIR
+#     SERIES  6.1, 6.1-rt or 6.12       SCRIPT  a script of tests/vm/systemd/
+#     DEBDIR  the built packages (make deb)  OUTDIR  console.log, tap.log, the disk image
+#
+# The root filesystem comes from mmdebstrap (mkrootfs.sh, cached).  Into a copy of it,
+# apt installs uaevents-dkms, libuaevents1 and uaevents (DKMS builds uaevents.ko for the
+# guest's kernel there, at native speed); the test runs as a systemd unit after boot and
+# powers the guest off.  Prints the guest's TAP; non-zero unless every test passed.
+set -eu
+series=$1 script=$2 debdir=$(cd "$3" && pwd) out=$4
+here=$(cd "$(dirname "$0")" && pwd)
+
+tarball=$("$here/mkrootfs.sh" "$series")
+kver=$(basename "$tarball" .tar)
+kver=${kver#debian12-}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+root="$out/root"
+
+cleanup() {
+	for m in dev/pts dev sys proc; do
+		mountpoint -q "$root/$m" && umount -l "$root/$m"
+	done
+	return 0
+}
+trap cleanup EXIT
+cleanup
+rm -rf "$root" "$out/disk.img" "$out/tap.log" "$out/console.log"
+mkdir -p "$root"
+tar -xf "$tarball" -C "$root"
+
+# As an administrator would: apt installs the packages and pulls in what they need.
+mkdir -p "$root/tmp/debs"
+for p in uaevents-dkms libuaevents1 uaevents; do
+	cp "$debdir/${p}_"*.deb "$root/tmp/debs/"
+done
+mount -t proc proc "$root/proc"
+mount -t sysfs sysfs "$root/sys"
+mount --bind /dev "$root/dev"
+mount --bind /dev/pts "$root/dev/pts"
+chroot "$root" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	--no-install-recommends /tmp/debs/*.deb' >"$out/install.log" 2>&1 || {
+	tail -n 40 "$out/install.log" >&2
+	echo "run-guest: installing the packages failed" >&2
+	exit 1
+}
+cleanup
+rm -rf "$root/tmp/debs"
+[ -n "$(find "$root/lib/modules/$kver" -name 'uaevents.ko*')" ] || {
+	tail -n 40 "$out/install.log" >&2
+	echo "run-guest: DKMS did not install uaevents.ko for $kver" >&2
+	exit 1
+}
+
+# The test: a unit that runs after boot, reports TAP on the second serial port and
+# powers the guest off.
+mkdir -p "$root/usr/local/lib/uae-test"
+cp "$here/guest/lib.sh" "$here/systemd/$script" "$root/usr/local/lib/uae-test/"
+cat >"$root/etc/systemd/system/uae-test.service" <<UNIT
+[Unit]
+Description=uaevents test $script
+After=multi-user.target uaeventd.service
+[Service]
+Type=oneshot
+ExecStart=/bin/sh /usr/local/lib/uae-test/$script
+ExecStopPost=/bin/systemctl poweroff --no-block
+StandardOutput=journal+console
+StandardError=journal+console
+TimeoutStartSec=infinity
+[Install]
+WantedBy=multi-user.target
+UNIT
+ln -sf /etc/systemd/system/uae-test.service \
+	"$root/etc/systemd/system/multi-user.target.wants/uae-test.service"
+# QEMU's CD-ROM is not attached here (-nodefaults); nothing else to quiet.
+echo "/dev/vda / ext4 defaults 0 1" >"$root/etc/fstab"
+
+cp "$root/boot/vmlinuz-$kver" "$out/vmlinuz"
+cp "$root/boot/initrd.img-$kver" "$out/initrd.img"
+mkfs.ext4 -q -F -L root -d "$root" "$out/disk.img" 4G
+rm -rf "$root"
+
+timeout "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
+	-nodefaults -machine pc -accel tcg -m 1536 -smp 1 \
+	-kernel "$out/vmlinuz" -initrd "$out/initrd.img" \
+	-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=0" \
+	-drive file="$out/disk.img",format=raw,if=virtio \
+	-display none -monitor none -nic none -no-reboot \
+	-serial "file:$out/console.log" -serial "file:$out/tap.log" || {
+	echo "run-guest: QEMU failed or timed out (kernel $kver)" >&2
+}
+exec "$here/judge-tap.sh" "$out" "$kver" "$script"

@@ -1,0 +1,35 @@
+#!/bin/sh
+# In Debian 12 with systemd as PID 1 and the packages installed: uaeventd from its own
+# unit, its hardening, journald and the package's catalog.
+. /usr/local/lib/uae-test/lib.sh
+
+tap_diag "kernel $(uname -r), $(systemctl --version | head -n 1)"
+check "uaevents.ko was loaded at boot (modules-load.d of the uaevents package)" \
+	test -d /sys/module/uaevents
+check "uaeventd.service is active, started by systemd from the installed unit" \
+	wait_for 60 systemctl is-active --quiet uaeventd
+tap_diag "$(systemctl status --no-pager uaeventd 2>&1 | head -n 12 | tr '\n' '|')"
+
+modprobe scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1
+DISK=$(wait_for 30 scsi_debug_disk) || tap_result 1 "scsi_debug disk"
+HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
+tap_diag "disk $DISK at $HCTL"
+
+# A real soft threshold UA on 6.12 (scsi_debug's error injection); on 6.1 an injected one,
+# which uaeventd logs like any other (it does not act on it).
+if [ -e "/sys/kernel/debug/scsi_debug/$HCTL/error" ]; then
+	raise_soft_threshold
+else
+	uaectl inject --hctl "$HCTL" --sense 700006000000000a00000000380700000000
+fi
+low_space() {
+	journalctl -x -u uaeventd --no-pager -o cat |
+		grep -q "THIN PROVISIONING SOFT THRESHOLD REACHED"
+}
+check "the low-space alert is in journalctl -x -u uaeventd" wait_for 60 low_space
+journalctl -x -u uaeventd --no-pager -o cat | tail -n 30 | sed 's/^/# /' >"$TAP"
+catalog_text=$(grep -m 1 "^Add capacity to the pool" /usr/lib/systemd/catalog/uaevents.catalog |
+	cut -c 1-40)
+check "journalctl -x shows the package's catalog text with it ('$catalog_text')" \
+	sh -c "journalctl -x -u uaeventd --no-pager | grep -qF '$catalog_text'"
+echo "1..$tap_n" >"$TAP"
