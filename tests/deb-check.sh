@@ -39,6 +39,7 @@ has() {
 }
 has uaevents /usr/bin/uaectl /usr/sbin/uaeventd /lib/systemd/system/uaeventd.service \
 	/lib/udev/rules.d/91-uaevents.rules /usr/lib/systemd/catalog/uaevents.catalog \
+	/usr/lib/modules-load.d/uaevents.conf \
 	/usr/share/uaevents/hooks/space-wall-alert /usr/share/uaevents/hooks/multipath-resize \
 	/etc/uaevents/uaeventd.conf /etc/uaevents/hooks.d/ \
 	/usr/share/bash-completion/completions/uaectl \
