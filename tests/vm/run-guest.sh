@@ -76,7 +76,6 @@ WantedBy=multi-user.target
 UNIT
 ln -sf /etc/systemd/system/uae-test.service \
 	"$root/etc/systemd/system/multi-user.target.wants/uae-test.service"
-# QEMU's CD-ROM is not attached here (-nodefaults); nothing else to quiet.
 echo "/dev/vda / ext4 defaults 0 1" >"$root/etc/fstab"
 
 cp "$root/boot/vmlinuz-$kver" "$out/vmlinuz"
@@ -85,7 +84,7 @@ mkfs.ext4 -q -F -L root -d "$root" "$out/disk.img" 4G
 rm -rf "$root"
 
 timeout "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
-	-nodefaults -machine pc -accel tcg -m 1536 -smp 1 \
+	-machine pc -accel tcg -m 1536 -smp 1 \
 	-kernel "$out/vmlinuz" -initrd "$out/initrd.img" \
 	-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=0" \
 	-drive file="$out/disk.img",format=raw,if=virtio \

@@ -16,7 +16,10 @@ monitor_event() {
 		'select(.event == $e and .kind == "ua" and .sense_key == 6 and .asc == $asc
 			and .ascq == $ascq and .category == $cat and .hctl == $hctl
 			and .device == $dev and (.sense | startswith("70") or startswith("72")))' \
-		/tmp/monitor.json >/dev/null
+		/tmp/monitor.json >/dev/null && return 0
+	{ echo "the monitor's $1 events (want $HCTL, $DISK, $2/$3, $4):"
+	  jq -c --arg e "$1" 'select(.event == $e)' /tmp/monitor.json; } >"$SAW" 2>&1
+	return 1
 }
 
 # journal_event EVENT ASC ASCQ PRIORITY MESSAGE_ID: one journal entry for EVENT with these

@@ -18,12 +18,19 @@ tap_result() {
 	fi
 }
 
-# check DESCRIPTION COMMAND...: one TAP line for whether COMMAND succeeds.
+# check DESCRIPTION COMMAND...: one TAP line for whether COMMAND succeeds.  A command that
+# can say what it saw instead writes that to $SAW; a failed check prints it.
+SAW=/tmp/check.saw
 check() {
 	desc=$1
 	shift
+	rm -f "$SAW"
 	"$@"
-	tap_result $? "$desc"
+	rc=$?
+	tap_result $rc "$desc"
+	if [ $rc -ne 0 ] && [ -s "$SAW" ]; then
+		sed 's/^/# saw: /' "$SAW" >"$TAP"
+	fi
 }
 
 tap_diag() { echo "# $*" >"$TAP"; }
@@ -107,7 +114,10 @@ raise_lun_change() {
 
 # monitor_has EVENT: the JSON monitor printed an event of that name.
 monitor_has() {
-	jq -e --arg e "$1" 'select(.event == $e)' /tmp/monitor.json >/dev/null
+	jq -e --arg e "$1" 'select(.event == $e)' /tmp/monitor.json >/dev/null && return 0
+	{ echo "no $1 among the monitor's events:"; jq -c '{seq, event, hctl}' /tmp/monitor.json; } \
+		>"$SAW" 2>&1
+	return 1
 }
 
 # The per-device error injection file of 6.12's scsi_debug, if this kernel has one.
