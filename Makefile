@@ -55,7 +55,7 @@ deb: deps
 deb-# Debian 12 with systemd as PID 1 and the packages installed with apt (tests/vm/run-guest.sh),
 # on Debian's 6.1 and 6.12 kernels; the packages are those deb-check built.
 GUEST_KERNELS ?= 6.1 6.12
-GUEST_SCRIPTS ?= journal
+GUEST_SCRIPTS ?= journal multipath
 
 guest-check: deps
 	@ls $(BUILD)/deb/uaevents_*.changes >/dev/null 2>&1 || scripts/build-deb.sh $(BUILD)/deb

@@ -128,6 +128,22 @@ static int do_scan_target(const struct uaed_config *cfg, const struct uaed_event
 	return r;
 }
 
+static void log_resize(const char *command, const char *wwid, int status)
+{
+	bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	char how[64];
+
+	if (WIFEXITED(status))
+		snprintf(how, sizeof(how), "exit status %d", WEXITSTATUS(status));
+	else
+		snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(status));
+	sd_journal_send("MESSAGE=resize command %s for %s %s: %s", command, wwid,
+			ok ? "succeeded" : "failed", how, "PRIORITY=%d", ok ? LOG_INFO : LOG_ERR,
+			"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=resize",
+			"UAEVENTS_WWID=%s", wwid, "UAEVENTS_EXIT=%d",
+			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), NULL);
+}
+
 /* In the child: rescan every path whose WWID is this LU's, then the follow-up, once. */
 static int do_rescan_wwid(const struct uaed_config *cfg, const struct uaed_event *e)
 {
@@ -162,8 +178,13 @@ static int do_rescan_wwid(const struct uaed_config *cfg, const struct uaed_event
 			execve(cfg->resize_command, argv, envp);
 			_exit(127);
 		}
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
+		if (pid > 0) {
+			int status = 0;
+
+			waitpid(pid, &status, 0);
+			/* Its own output goes to the daemon's (the journal); its verdict too. */
+			log_resize(cfg->resize_command, e->wwid, status);
+		}
 	}
 	return 0;
 }

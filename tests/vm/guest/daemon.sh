@@ -148,6 +148,9 @@ check "every path of the LU was rescanned: two paths, both at the new size" \
 sleep 3
 check "the resize command ran once for the WWID" \
 	sh -c "[ \$(grep -c '^$WWID\$' /tmp/resize.log) -eq 1 ]"
+check "its result is in the journal (UAEVENTS_ACTION=resize, exit status 0)" \
+	wait_for 10 sh -c "journalctl -o json -t uaeventd UAEVENTS_ACTION=resize UAEVENTS_WWID='$WWID' |
+		jq -e -s 'length == 1 and .[0].UAEVENTS_EXIT == \"0\"' >/dev/null"
 
 # ---- a LUN removed: stale; kept while mounted, removed (remove policy) once unused ----
 LUN1=${HCTL%:*}:1

@@ -1,0 +1,57 @@
+#!/bin/sh
+# In Debian 12 with systemd and Debian's multipathd (multipath-tools, default settings): a
+# capacity change on a LU seen through two paths ends with the multipath map at the new
+# size, through uaeventd's path rescans and the package's multipath-resize hook, with
+# everything uaeventd writes done inside its sandbox.
+. /usr/local/lib/uae-test/lib.sh
+
+tap_diag "kernel $(uname -r), $(multipath -h 2>&1 | head -n 1)"
+check "multipathd.service is active" wait_for 60 systemctl is-active --quiet multipathd
+check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
+
+# Two scsi_debug hosts presenting one LU (vpd_use_hostno=0: one WWID): two paths.
+modprobe scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1 add_host=2 vpd_use_hostno=0
+two_paths() { [ "$(ls -d /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/* 2>/dev/null | wc -l)" -eq 2 ]; }
+check "scsi_debug shows two paths" wait_for 30 two_paths
+PATHS=$(for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do basename "$d"; done)
+set -- $PATHS
+WWID=$(cat "/sys/block/$1/device/wwid")
+tap_diag "paths $PATHS, wwid $WWID"
+
+# Debian's default find_multipaths (strict) multipaths only known WWIDs: an administrator
+# adds the LU with multipath -a, then has the map made.
+multipath -a "/dev/$1" >/dev/null
+multipath -r >/dev/null 2>&1
+map_of() { for h in /sys/block/"$1"/holders/*; do cat "$h/dm/name"; done 2>/dev/null; }
+check "multipath made one map of both paths" \
+	wait_for 30 sh -c "[ -n \"\$(ls /sys/block/$1/holders/)\" ] && [ \"\$(ls /sys/block/$1/holders/)\" = \"\$(ls /sys/block/$2/holders/)\" ]"
+MAP=$(map_of "$1")
+DM=$(ls "/sys/block/$1/holders/")
+before=$(cat "/sys/block/$DM/size")
+tap_diag "map $MAP ($DM), $before sectors; multipath -ll: $(multipath -ll 2>&1 | tr '\n' '|')"
+
+# The administrator turns the resize hook on and reloads the daemon.
+sed -i 's|^#resize_command = .*|resize_command = /usr/share/uaevents/hooks/multipath-resize|' \
+	/etc/uaevents/uaeventd.conf
+systemctl reload uaeventd
+check "systemctl reload uaeventd: the daemon reloaded its configuration" \
+	wait_for 10 sh -c "journalctl -u uaeventd -o cat --no-pager | grep -q 'configuration reloaded'"
+
+echo 1 >/sys/bus/pseudo/drivers/scsi_debug/virtual_gb
+for p in $PATHS; do
+	dd if="/dev/$p" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null
+done
+grown() { [ "$(cat "/sys/block/$DM/size")" -gt "$before" ]; }
+check "the multipath map $MAP grew to the new size (through multipathd resize map)" \
+	wait_for 60 grown
+tap_diag "after: $(cat "/sys/block/$DM/size") sectors; multipath -ll: $(multipath -ll 2>&1 | tr '\n' '|')"
+for p in $PATHS; do
+	check "path $p is at the new size too" \
+		sh -c "[ \$(cat /sys/block/$p/size) -eq \$(cat /sys/block/$DM/size) ]"
+done
+journalctl -u uaeventd -o cat --no-pager | tail -n 15 | sed 's/^/# /' >"$TAP"
+check "the journal says the resize command succeeded for $WWID" \
+	sh -c "journalctl -o json -t uaeventd UAEVENTS_ACTION=resize | jq -e -s 'map(select(.UAEVENTS_WWID == \"$WWID\" and .UAEVENTS_EXIT == \"0\")) | length == 1' >/dev/null"
+check "uaeventd wrote no error to its journal (every write worked inside its sandbox)" \
+	sh -c '! journalctl -u uaeventd -p err --no-pager -o cat | grep .'
+echo "1..$tap_n" >"$TAP"
