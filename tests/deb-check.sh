@@ -8,16 +8,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "$1")
 shift
-n=0 failed=0
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-	fi
-}
+. "$top/tests/tap.sh"
 
 "$top/scripts/build-deb.sh" "$out" >"$out.log" 2>&1
 rc=$?
@@ -74,5 +65,4 @@ for series in "$@"; do
 	[ $rc -eq 0 ] || tail -n 30 "$dk/$kver.log" | sed 's/^/# /'
 	result $rc "DKMS builds uaevents.ko from uaevents-dkms for $kver"
 done
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

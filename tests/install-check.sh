@@ -7,11 +7,7 @@ userbin=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
-n=0 failed=0
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
+. "$top/tests/tap.sh"
 
 DESTDIR=$dest cmake --install "$userbin" >"$dest.log" 2>&1
 result $? "make install DESTDIR=... installs"
@@ -63,5 +59,4 @@ exposure=$(systemd-analyze security --offline=yes --threshold=30 "$dest/units/ua
 	sed -n 's/.*Overall exposure level for uaeventd.service: \([0-9.]*\).*/\1/p')
 systemd-analyze security --offline=yes --threshold=30 "$dest/units/uaeventd.service" >/dev/null 2>&1
 result $? "uaeventd.service is hardened: systemd-analyze security exposure ${exposure:-?} (at most 3.0)"
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -6,18 +6,7 @@
 #   decode.sh UAECTL
 set -u
 uaectl=$1
-n=0
-failed=0
-
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-	fi
-}
+. "$(dirname "$0")/../tap.sh"
 
 lower() { tr -d "<>" | tr "A-Z" "a-z" | tr -s " "; }
 
@@ -104,5 +93,4 @@ result $(($? == 2 ? 0 : 1)) "more than 252 bytes: exit 2"
 "$uaectl" frobnicate >/dev/null 2>&1
 result $(($? == 2 ? 0 : 1)) "unknown command: exit 2"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
