@@ -52,20 +52,22 @@ deb: deps
 	scripts/build-deb.sh $(BUILD)/deb
 
 # The packages' contents, lintian, and DKMS building the module for each test kernel.
-deb-# Debian 12 with systemd as PID 1 and the packages installed with apt (tests/vm/run-guest.sh),
-# on Debian's 6.1 and 6.12 kernels; the packages are those deb-check built.
+deb-check: deps
+	tests/run-stage.sh deb $(BUILD)/results tests/deb-check.sh $(BUILD)/deb $(KERNELS)
+
+# Debian 12 with systemd as PID 1 and the packages installed with apt (tests/vm/run-guest.sh),
+# on Debian's 6.1 and 6.12 kernels, one boot each running every script of tests/vm/systemd/
+# in GUEST_SCRIPTS; the packages are those deb-check built.
 GUEST_KERNELS ?= 6.1 6.12
-GUEST_SCRIPTS ?= journal multipath
+GUEST_SCRIPTS ?= journal.sh multipath.sh
 
 guest-check: deps
 	@ls $(BUILD)/deb/uaevents_*.changes >/dev/null 2>&1 || scripts/build-deb.sh $(BUILD)/deb
-	@status=0; for k in $(GUEST_KERNELS); do for s in $(GUEST_SCRIPTS); do \
-		tests/run-stage.sh guest-$$s-$$k $(BUILD)/results \
-			tests/vm/run-guest.sh $$k $$s.sh $(BUILD)/deb $(BUILD)/vm/guest-$$s-$$k || status=1; \
-	done; done; exit $$status
-
-check: deps
-	tests/run-stage.sh deb $(BUILD)/results tests/deb-check.sh $(BUILD)/deb $(KERNELS)
+	@status=0; for k in $(GUEST_KERNELS); do \
+		tests/run-stage.sh guest-$$k $(BUILD)/results \
+			tests/vm/run-guest.sh $$k $(BUILD)/deb $(BUILD)/vm/guest-$$k $(GUEST_SCRIPTS) || \
+			status=1; \
+	done; exit $$status
 
 kunit-check: deps
 	tests/run-stage.sh kunit $(BUILD)/results tests/kunit/run.sh

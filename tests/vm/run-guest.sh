@@ -2,16 +2,18 @@
 # Boot Debian 12 with systemd as PID 1 under QEMU, with the project installed from its
 # Debian packages as an administrator installs them, and run a test script in it.
 #
-#   run-guest.sh SERIES SCRIPT DEBDIR OUTDIR
-#     SERIES  6.1, 6.1-rt or 6.12       SCRIPT  a script of tests/vm/systemd/
+#   run-guest.sh SERIES DEBDIR OUTDIR SCRIPT...
+#     SERIES  6.1, 6.1-rt or 6.12       SCRIPT  scripts of tests/vm/systemd/, run in order
 #     DEBDIR  the built packages (make deb)  OUTDIR  console.log, tap.log, the disk image
 #
 # The root filesystem comes from mmdebstrap (mkrootfs.sh, cached).  Into a copy of it,
 # apt installs uaevents-dkms, libuaevents1 and uaevents (DKMS builds uaevents.ko for the
-# guest's kernel there, at native speed); the test runs as a systemd unit after boot and
-# powers the guest off.  Prints the guest's TAP; non-zero unless every test passed.
+# guest's kernel there, at native speed); the tests run in one boot, as a systemd unit
+# after boot, which powers the guest off.  Prints the guest's TAP; non-zero unless every test passed.
 set -eu
-series=$1 script=$2 debdir=$(cd "$3" && pwd) out=$4
+series=$1 debdir=$(cd "$2" && pwd) out=$3
+shift 3
+scripts="$*"
 here=$(cd "$(dirname "$0")" && pwd)
 
 tarball=$("$here/mkrootfs.sh" "$series")
@@ -59,14 +61,14 @@ rm -rf "$root/tmp/debs"
 # The test: a unit that runs after boot, reports TAP on the second serial port and
 # powers the guest off.
 mkdir -p "$root/usr/local/lib/uae-test"
-cp "$here/guest/lib.sh" "$here/systemd/$script" "$root/usr/local/lib/uae-test/"
+cp "$here/guest/lib.sh" "$here/systemd/"*.sh "$root/usr/local/lib/uae-test/"
 cat >"$root/etc/systemd/system/uae-test.service" <<UNIT
 [Unit]
-Description=uaevents test $script
+Description=uaevents tests: $scripts
 After=multi-user.target uaeventd.service
 [Service]
 Type=oneshot
-ExecStart=/bin/sh /usr/local/lib/uae-test/$script
+ExecStart=/bin/sh /usr/local/lib/uae-test/run.sh $scripts
 ExecStopPost=/bin/systemctl poweroff --no-block
 StandardOutput=journal+console
 StandardError=journal+console
@@ -92,4 +94,4 @@ timeout "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
 	-serial "file:$out/console.log" -serial "file:$out/tap.log" || {
 	echo "run-guest: QEMU failed or timed out (kernel $kver)" >&2
 }
-exec "$here/judge-tap.sh" "$out" "$kver" "$script"
+exec "$here/judge-tap.sh" "$out" "$kver" "$scripts"

@@ -1,15 +1,16 @@
 #!/bin/sh
+# Sourced by run.sh.
 # In Debian 12 with systemd and Debian's multipathd (multipath-tools, default settings): a
 # capacity change on a LU seen through two paths ends with the multipath map at the new
 # size, through uaeventd's path rescans and the package's multipath-resize hook, with
 # everything uaeventd writes done inside its sandbox.
-. /usr/local/lib/uae-test/lib.sh
 
 tap_diag "kernel $(uname -r), $(multipath -h 2>&1 | head -n 1)"
 check "multipathd.service is active" wait_for 60 systemctl is-active --quiet multipathd
 check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
 
 # Two scsi_debug hosts presenting one LU (vpd_use_hostno=0: one WWID): two paths.
+modprobe -r scsi_debug 2>/dev/null
 modprobe scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1 add_host=2 vpd_use_hostno=0
 two_paths() { [ "$(ls -d /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/* 2>/dev/null | wc -l)" -eq 2 ]; }
 check "scsi_debug shows two paths" wait_for 30 two_paths
@@ -54,4 +55,3 @@ check "the journal says the resize command succeeded for $WWID" \
 	sh -c "journalctl -o json -t uaeventd UAEVENTS_ACTION=resize | jq -e -s 'map(select(.UAEVENTS_WWID == \"$WWID\" and .UAEVENTS_EXIT == \"0\")) | length == 1' >/dev/null"
 check "uaeventd wrote no error to its journal (every write worked inside its sandbox)" \
 	sh -c '! journalctl -u uaeventd -p err --no-pager -o cat | grep .'
-echo "1..$tap_n" >"$TAP"
