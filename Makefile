@@ -59,7 +59,7 @@ deb-check: deps
 # on Debian's 6.1 and 6.12 kernels, one boot each running every script of tests/vm/systemd/
 # in GUEST_SCRIPTS; the packages are those deb-check built.
 GUEST_KERNELS ?= 6.1 6.12
-GUEST_SCRIPTS ?= journal.sh multipath.sh
+GUEST_SCRIPTS ?= journal.sh running.sh multipath.sh
 
 guest-check: deps
 	@ls $(BUILD)/deb/uaevents_*.changes >/dev/null 2>&1 || scripts/build-deb.sh $(BUILD)/deb

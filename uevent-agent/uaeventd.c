@@ -352,9 +352,25 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	mkdir("/run/uaevents", 0755);
-	if (d.cfg.rescan)
-		close(open(RUNNING_FLAG, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	/*
+	 * Under systemd the unit's RuntimeDirectory= makes /run/uaevents and removes it when
+	 * the daemon stops for good, after a crash too (our unlink below never runs then).
+	 * Without the flag libstoragemgmt's rule goes on scanning too: say so, once.
+	 */
+	if (d.cfg.rescan) {
+		int fd;
+
+		if (mkdir("/run/uaevents", 0755) < 0 && errno != EEXIST)
+			fd = -1;
+		else
+			fd = open(RUNNING_FLAG, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			sd_journal_print(LOG_ERR, "uaeventd: cannot create %s (%m): udev rules "
+					 "that scan on LUN changes (libstoragemgmt's) keep scanning "
+					 "too", RUNNING_FLAG);
+		else
+			close(fd);
+	}
 	sd_journal_print(LOG_INFO, "uaeventd: listening for SCSI events%s",
 			 d.cfg.rescan ? "" : " (observe only: no rescans)");
 	sd_notify(0, "READY=1\nSTATUS=Listening for SCSI events");

@@ -16,7 +16,6 @@ tap_diag "$(systemctl status --no-pager uaeventd 2>&1 | head -n 12 | tr '\n' '|'
 # the host's load, not on uaevents.
 tap_diag "timeouts at boot: $(journalctl -u uaeventd -o cat --no-pager | grep -c "timed out"); sr0 iotmo_cnt $(cat /sys/class/scsi_generic/sg0/device/iotmo_cnt 2>/dev/null)"
 
-modprobe -r scsi_debug 2>/dev/null
 modprobe scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1
 DISK=$(wait_for 30 scsi_debug_disk) || tap_result 1 "scsi_debug disk"
 HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
@@ -39,3 +38,4 @@ catalog_text=$(grep -m 1 "^Add capacity to the pool" /usr/lib/systemd/catalog/ua
 	cut -c 1-40)
 check "journalctl -x shows the package's catalog text with it ('$catalog_text')" \
 	sh -c "journalctl -x -u uaeventd --no-pager | grep -qF '$catalog_text'"
+check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug

@@ -10,10 +10,14 @@ check "multipathd.service is active" wait_for 60 systemctl is-active --quiet mul
 check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
 
 # Two scsi_debug hosts presenting one LU (vpd_use_hostno=0: one WWID): two paths.
-modprobe -r scsi_debug 2>/dev/null
+sdebug_gone() { ! test -d /sys/module/scsi_debug || modprobe -r scsi_debug; }
+check "no scsi_debug of an earlier test is left" wait_for 30 sdebug_gone
 modprobe scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1 add_host=2 vpd_use_hostno=0
-two_paths() { [ "$(ls -d /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/* 2>/dev/null | wc -l)" -eq 2 ]; }
-check "scsi_debug shows two paths" wait_for 30 two_paths
+two_paths() {
+	ls -d /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/* >"$SAW" 2>&1
+	[ "$(wc -l <"$SAW")" -eq 2 ]
+}
+check "scsi_debug shows two paths" wait_for 60 two_paths
 PATHS=$(for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do basename "$d"; done)
 set -- $PATHS
 WWID=$(cat "/sys/block/$1/device/wwid")
