@@ -11,9 +11,9 @@ check "uaeventd is running" kill -0 "$UAEVENTD_PID"
 # monitor_event EVENT ASC ASCQ CATEGORY: the monitor printed EVENT with these fields, for
 # our disk.
 monitor_event() {
-	jq -e --arg e "$1" --argjson asc "$2" --argjson ascq "$3" --arg cat "$4" \
+	jq -n -e --arg e "$1" --argjson asc "$2" --argjson ascq "$3" --arg cat "$4" \
 		--arg hctl "$HCTL" --arg dev "$DISK" \
-		'select(.event == $e and .kind == "ua" and .sense_key == 6 and .asc == $asc
+		'any(inputs; .event == $e and .kind == "ua" and .sense_key == 6 and .asc == $asc
 			and .ascq == $ascq and .category == $cat and .hctl == $hctl
 			and .device == $dev and (.sense | startswith("70") or startswith("72")))' \
 		/tmp/monitor.json >/dev/null && return 0

@@ -113,8 +113,10 @@ raise_lun_change() {
 }
 
 # monitor_has EVENT: the JSON monitor printed an event of that name.
+# Never "jq -e 'select(...)'" over a stream of events: jq 1.6 sets -e's exit status from
+# the last input alone, so a match followed by any other event reads as "none" (4).
 monitor_has() {
-	jq -e --arg e "$1" 'select(.event == $e)' /tmp/monitor.json >/dev/null && return 0
+	jq -n -e --arg e "$1" 'any(inputs; .event == $e)' /tmp/monitor.json >/dev/null && return 0
 	{ echo "no $1 among the monitor's events:"; jq -c '{seq, event, hctl}' /tmp/monitor.json; } \
 		>"$SAW" 2>&1
 	return 1
