@@ -59,12 +59,15 @@ deb-check: deps
 # on Debian's 6.1 and 6.12 kernels, one boot each running every script of tests/vm/systemd/
 # in GUEST_SCRIPTS; the packages are those deb-check built.
 GUEST_KERNELS ?= 6.1 6.12
-GUEST_SCRIPTS ?= journal.sh running.sh multipath.sh
+# upgrade.sh installs the same tree built as a newer version over them.
+GUEST_SCRIPTS ?= journal.sh running.sh multipath.sh state.sh upgrade.sh
 
 guest-check: deps
 	@ls $(BUILD)/deb/uaevents_*.changes >/dev/null 2>&1 || scripts/build-deb.sh $(BUILD)/deb
+	@scripts/build-deb.sh $(BUILD)/deb-next \
+		"$$(dpkg-parsechangelog -l debian/changelog -S Version)+upgrade1" >/dev/null
 	@status=0; for k in $(GUEST_KERNELS); do \
-		tests/run-stage.sh guest-$$k $(BUILD)/results \
+		UAE_UPGRADE_DEBDIR=$(BUILD)/deb-next tests/run-stage.sh guest-$$k $(BUILD)/results \
 			tests/vm/run-guest.sh $$k $(BUILD)/deb $(BUILD)/vm/guest-$$k $(GUEST_SCRIPTS) || \
 			status=1; \
 	done; exit $$status
@@ -115,8 +118,10 @@ bench: user
 		tests/vm/run-vm.sh $$k bench.sh $(USERBIN) $(BUILD)/vm/bench-$$k | grep -E '#|run-vm'; \
 	done
 
-demo: user
-	tests/vm/run-vm.sh $(DEMO_KERNEL) demo.sh $(USERBIN) $(BUILD)/vm/demo --console
+# The packages installed with apt in the Debian 12 guest, systemd as PID 1 (run-guest.sh).
+demo: deps
+	@ls $(BUILD)/deb/uaevents_*.changes >/dev/null 2>&1 || scripts/build-deb.sh $(BUILD)/deb
+	UAE_CONSOLE=1 tests/vm/run-guest.sh $(DEMO_KERNEL) $(BUILD)/deb $(BUILD)/vm/demo demo.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -1,7 +1,10 @@
 #!/bin/sh
 # Build the Debian packages with Debian's own tooling, then run lintian over them.
 #
-#   build-deb.sh OUTDIR
+#   build-deb.sh OUTDIR [VERSION]
+#
+# VERSION (greater than debian/changelog's) builds the same tree as that version, with a
+# changelog entry saying so: the packages the upgrade test installs over the real ones.
 #
 # The packages are built from a copy of the tree in OUTDIR (the source tree stays clean:
 # no debian/ build folders, no ../*.deb beside the clone); OUTDIR ends up holding the
@@ -10,7 +13,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
-version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+version=${2:-$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)}
 src="$out/uaevents-$version"
 
 rm -rf "$out"
@@ -18,6 +21,17 @@ mkdir -p "$src"
 out=$(cd "$out" && pwd)
 src="$out/uaevents-$version"
 (cd "$top" && tar --exclude=./build --exclude=./.git -cf - .) | tar -xf - -C "$src"
+if [ -n "${2:-}" ]; then
+	{
+		printf 'uaevents (%s) unstable; urgency=medium\n\n' "$version"
+		printf '  * Test build: the tree of %s as a newer version.\n\n' \
+			"$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)"
+		printf ' -- %s  %s\n\n' \
+			"$(dpkg-parsechangelog -l "$top/debian/changelog" -S Maintainer)" \
+			"$(date -R)"
+		cat "$top/debian/changelog"
+	} >"$src/debian/changelog"
+fi
 
 (cd "$src" && dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1 || {
 	tail -n 60 "$out/build.log" >&2

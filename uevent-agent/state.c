@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <systemd/sd-id128.h>
 #include <systemd/sd-journal.h>
+#include <time.h>
 
 #include "state.h"
 
@@ -26,6 +28,22 @@ int uaed_state_load(const char *path, struct uaed_state *st)
 	n = fscanf(f, "%" SCNx64 " %" SCNu64, &st->instance, &st->seq);
 	fclose(f);
 	return n == 2 ? 0 : -EBADMSG;
+}
+
+int uaed_state_check(const char *path)
+{
+	char tmp[512], dir[512];
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	snprintf(dir, sizeof(dir), "%s", path);
+	mkdir(dirname(dir), 0755);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return unlink(tmp) < 0 ? -errno : 0;
 }
 
 int uaed_state_save(const char *path, const struct uaed_state *st)
@@ -54,6 +72,58 @@ int uaed_state_save(const char *path, const struct uaed_state *st)
 		}
 	}
 	return r;
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int uaed_journal_sync(uint64_t timeout_usec)
+{
+	uint64_t deadline = now_usec() + timeout_usec;
+	char match[64], id[SD_ID128_STRING_MAX];
+	sd_id128_t marker;
+	sd_journal *j;
+	int r;
+
+	r = sd_id128_randomize(&marker);
+	if (r < 0)
+		return r;
+	sd_id128_to_string(marker, id);
+	/*
+	 * journald reads its socket in order: once this entry is in the journal, so is
+	 * every entry sent before it, by an earlier instance that was killed too.
+	 */
+	r = sd_journal_send("MESSAGE=uaeventd: starting; reading the journal from here",
+			    "PRIORITY=7", "SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_SYNC=%s", id,
+			    NULL);
+	if (r < 0)
+		return r;
+	r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+	if (r < 0)
+		return r;
+	snprintf(match, sizeof(match), "UAEVENTS_SYNC=%s", id);
+	r = sd_journal_add_match(j, match, 0);
+	while (r >= 0) {
+		uint64_t now = now_usec();
+
+		r = sd_journal_seek_head(j);
+		if (r >= 0)
+			r = sd_journal_next(j);
+		if (r != 0)
+			break;
+		if (now >= deadline) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		r = sd_journal_wait(j, deadline - now);
+	}
+	sd_journal_close(j);
+	return r < 0 ? r : 0;
 }
 
 uint64_t uaed_journal_last_seq(uint64_t instance)

@@ -16,8 +16,18 @@ struct uaed_state {
 
 /* 0, -ENOENT when there is no state yet. */
 int uaed_state_load(const char *path, struct uaed_state *st);
+/*
+ * 0 if the state file can be written where @path says (its directory made if need be),
+ * else -errno: a daemon that cannot remember where it stopped says so once, at start.
+ */
+int uaed_state_check(const char *path);
 /* Write to a temporary file, fsync, rename over @path. */
 int uaed_state_save(const char *path, const struct uaed_state *st);
+/*
+ * Wait until journald has stored everything sent to it before now (a killed instance's
+ * last entries may still be in its socket), at most @timeout_usec: 0 or -errno.
+ */
+int uaed_journal_sync(uint64_t timeout_usec);
 /* The highest UAEVENTS_SEQ uaeventd logged for @instance, 0 if none. */
 uint64_t uaed_journal_last_seq(uint64_t instance);
 

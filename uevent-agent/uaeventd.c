@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,12 @@ static int log_gap(struct uae_event *ev)
 }
 
 #define DEFAULT_CONFIG "/etc/uaevents/uaeventd.conf"
+/*
+ * The exit status when the daemon cannot run as configured (systemd's EXIT_CONFIGURATION,
+ * sysexits' EX_CONFIG): the unit's RestartPreventExitStatus= keeps systemd from retrying
+ * what cannot work, so the error is logged once and the unit is failed.
+ */
+#define EXIT_CONFIG 78
 /* While it exists, udev rules leave to uaeventd the rescans it does (rules/). */
 #define RUNNING_FLAG "/run/uaevents/running"
 
@@ -157,6 +164,7 @@ struct daemon {
 	struct uaed_rescan *rescan;
 	struct uaed_state state;
 	bool state_dirty;
+	bool state_failing;	/* the last save failed: said once, until one works again */
 };
 
 static void act_on(struct daemon *d, struct uaed_event *e)
@@ -221,9 +229,14 @@ static void save_state(struct daemon *d)
 	if (!d->state_dirty)
 		return;
 	r = uaed_state_save(d->cfg.state_file, &d->state);
-	if (r < 0)
-		sd_journal_print(LOG_ERR, "uaeventd: cannot write %s: %s", d->cfg.state_file,
+	/* One entry when saving starts to fail (disk full, read-only), one when it works again. */
+	if (r < 0 && !d->state_failing)
+		sd_journal_print(LOG_ERR, "uaeventd: cannot write %s: %s; until it can, a restart "
+				 "replays from the last state written", d->cfg.state_file,
 				 strerror(-r));
+	else if (r == 0 && d->state_failing)
+		sd_journal_print(LOG_INFO, "uaeventd: %s written again", d->cfg.state_file);
+	d->state_failing = r < 0;
 	d->state_dirty = false;
 }
 
@@ -271,6 +284,11 @@ static int start_monitor(struct daemon *d)
 	}
 	/* Another instance: the module was reloaded; all of its history is new to us. */
 	since = st.instance == ks.instance ? st.seq : 0;
+	r = uaed_journal_sync(10 * 1000000ULL);
+	if (r < 0)
+		sd_journal_print(LOG_WARNING, "uaeventd: journald did not catch up within 10 s "
+				 "(%s): events a killed instance logged last may be logged again",
+				 strerror(-r));
 	if (uaed_journal_last_seq(ks.instance) > since)
 		since = uaed_journal_last_seq(ks.instance);
 	d->state.instance = ks.instance;
@@ -302,6 +320,39 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
+/* stderr is connected to the journal (systemd sets JOURNAL_STREAM=device:inode). */
+static bool stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long dev, ino;
+	struct stat st;
+
+	return e && sscanf(e, "%lu:%lu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
+	       st.st_dev == dev && st.st_ino == ino;
+}
+
+/*
+ * Why the daemon will not start: an error entry of its own under systemd, else a line on
+ * stderr.  journald learns an entry's unit from the sender's /proc entry, gone once the
+ * sender has exited: wait until the entry is stored, so that journalctl -u shows it.
+ */
+static void __attribute__((format(printf, 1, 2))) fatal_at_start(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!stderr_is_journal()) {
+		fprintf(stderr, "%s\n", buf);
+		return;
+	}
+	sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%d", LOG_ERR,
+			"SYSLOG_IDENTIFIER=uaeventd", NULL);
+	uaed_journal_sync(2 * 1000000ULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon d = { .config_path = DEFAULT_CONFIG };
@@ -317,7 +368,20 @@ int main(int argc, char **argv)
 	r = uaed_config_load(&d.cfg, d.config_path);
 	if (r < 0) {
 		fprintf(stderr, "uaeventd: cannot load %s: %s\n", d.config_path, strerror(-r));
-		return EXIT_FAILURE;
+		return EXIT_CONFIG;
+	}
+	/*
+	 * Without its state the daemon cannot tell, after a restart, which events of the
+	 * module's history it logged already: it would log some twice or skip some.  Refuse
+	 * to start, once and clearly, rather than fail on every event.
+	 */
+	r = uaed_state_check(d.cfg.state_file);
+	if (r < 0) {
+		fatal_at_start("uaeventd: cannot write its state file %s: %s; under systemd the "
+			       "unit's StateDirectory=uaevents provides /var/lib/uaevents, or set "
+			       "state_file in [daemon] of %s", d.cfg.state_file, strerror(-r),
+			       d.config_path);
+		return EXIT_CONFIG;
 	}
 
 	sigemptyset(&mask);

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "hooks.h"
+#include "state.h"
 
 START_TEST(sanitize_hostile_strings)
 {
@@ -97,6 +98,31 @@ START_TEST(config_errors)
 }
 END_TEST
 
+/* The check at start: a writable place passes and leaves nothing; others fail with errno. */
+START_TEST(state_check)
+{
+	char dir[] = "/tmp/uae-state-XXXXXX", path[64], tmp[80];
+	struct uaed_state st = { .instance = 0x1234, .seq = 42 }, back;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/sub/state", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	ck_assert_int_eq(uaed_state_check(path), 0);
+	ck_assert_msg(access(tmp, F_OK) < 0, "the probe %s was left behind", tmp);
+	ck_assert_int_eq(uaed_state_save(path, &st), 0);
+	ck_assert_int_eq(uaed_state_load(path, &back), 0);
+	ck_assert_uint_eq(back.instance, 0x1234);
+	ck_assert_uint_eq(back.seq, 42);
+	ck_assert_int_eq(uaed_state_check(path), 0);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	rmdir(path);
+	rmdir(dir);
+	/* /proc takes no new files, whoever runs the test. */
+	ck_assert_int_lt(uaed_state_check("/proc/uaevents-test/state"), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent");
@@ -107,6 +133,7 @@ int main(void)
 	tcase_add_test(tc, sanitize_hostile_strings);
 	tcase_add_test(tc, config_defaults_and_values);
 	tcase_add_test(tc, config_errors);
+	tcase_add_test(tc, state_check);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -5,6 +5,8 @@
 #   run-guest.sh SERIES DEBDIR OUTDIR SCRIPT...
 #     SERIES  6.1, 6.1-rt or 6.12       SCRIPT  scripts of tests/vm/systemd/, run in order
 #     DEBDIR  the built packages (make deb)  OUTDIR  console.log, tap.log, the disk image
+#   UAE_UPGRADE_DEBDIR: newer packages, copied into the guest for upgrade.sh
+#   UAE_CONSOLE=1: the guest's console on stdout (make demo), no TAP verdict
 #
 # The root filesystem comes from mmdebstrap (mkrootfs.sh, cached).  Into a copy of it,
 # apt installs uaevents-dkms, libuaevents1 and uaevents (DKMS builds uaevents.ko for the
@@ -52,6 +54,13 @@ chroot "$root" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 }
 cleanup
 rm -rf "$root/tmp/debs"
+# Newer packages for upgrade.sh, which installs them as an upgrade while events flow.
+if [ -n "${UAE_UPGRADE_DEBDIR:-}" ]; then
+	mkdir -p "$root/var/cache/uaevents-upgrade"
+	for p in uaevents-dkms libuaevents1 uaevents; do
+		cp "$UAE_UPGRADE_DEBDIR/${p}_"*.deb "$root/var/cache/uaevents-upgrade/"
+	done
+fi
 [ -n "$(find "$root/lib/modules/$kver" -name 'uaevents.ko*')" ] || {
 	tail -n 40 "$out/install.log" >&2
 	echo "run-guest: DKMS did not install uaevents.ko for $kver" >&2
@@ -85,13 +94,20 @@ cp "$root/boot/initrd.img-$kver" "$out/initrd.img"
 mkfs.ext4 -q -F -L root -d "$root" "$out/disk.img" 4G
 rm -rf "$root"
 
+# UAE_CONSOLE=1 (make demo): the guest's console here, quiet boot, no verdict.
+if [ "${UAE_CONSOLE:-}" = 1 ]; then
+	console="-serial stdio" quiet=quiet
+else
+	console="-serial file:$out/console.log" quiet=
+fi
 timeout "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
 	-machine pc -accel tcg -m 1536 -smp 1 \
 	-kernel "$out/vmlinuz" -initrd "$out/initrd.img" \
-	-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=0" \
+	-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=0 $quiet" \
 	-drive file="$out/disk.img",format=raw,if=virtio \
 	-display none -monitor none -nic none -no-reboot \
-	-serial "file:$out/console.log" -serial "file:$out/tap.log" || {
+	$console -serial "file:$out/tap.log" || {
 	echo "run-guest: QEMU failed or timed out (kernel $kver)" >&2
 }
+[ "${UAE_CONSOLE:-}" = 1 ] && exit 0
 exec "$here/judge-tap.sh" "$out" "$kver" "$scripts"

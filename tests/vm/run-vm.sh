@@ -3,7 +3,7 @@
 # script in it.
 #
 #   run-vm.sh SERIES SCRIPT USERBIN OUTDIR [--console]
-#     SERIES   6.1 or 6.12          SCRIPT   e2e.sh, demo.sh (tests/vm/guest/)
+#     SERIES   6.1 or 6.12          SCRIPT   e2e.sh, kernel.sh, ... (tests/vm/guest/)
 #     USERBIN  the CMake build folder with uaectl and uaeventd
 #     OUTDIR   where console.log and tap.log go
 #     --console  show the guest console here (make demo) instead of logging it

@@ -51,13 +51,16 @@ kmod_load() {
 	insmod "/modules/$last" "$@"
 }
 
-# wait_for SECONDS COMMAND...: retry COMMAND every 0.2 s until it succeeds.
+# wait_for SECONDS COMMAND...: retry COMMAND every 0.2 s until it succeeds, SECONDS * 5
+# times; a slow COMMAND (jq over a big journal, under TCG) gets at most 3 * SECONDS of
+# wall time in all.
 wait_for() {
 	tries=$(($1 * 5))
+	deadline=$(($(date +%s) + 3 * $1))
 	shift
 	while ! "$@" 2>/dev/null; do
 		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || return 1
+		[ "$tries" -gt 0 ] && [ "$(date +%s)" -lt "$deadline" ] || return 1
 		sleep 0.2
 	done
 }

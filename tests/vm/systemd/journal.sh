@@ -16,9 +16,7 @@ tap_diag "$(systemctl status --no-pager uaeventd 2>&1 | head -n 12 | tr '\n' '|'
 # the host's load, not on uaevents.
 tap_diag "timeouts at boot: $(journalctl -u uaeventd -o cat --no-pager | grep -c "timed out"); sr0 iotmo_cnt $(cat /sys/class/scsi_generic/sg0/device/iotmo_cnt 2>/dev/null)"
 
-modprobe scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1
-DISK=$(wait_for 30 scsi_debug_disk) || tap_result 1 "scsi_debug disk"
-HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
+check "scsi_debug with one disk" sdebug_one_disk
 tap_diag "disk $DISK at $HCTL"
 
 # A real soft threshold UA on 6.12 (scsi_debug's error injection); on 6.1 an injected one,

@@ -10,7 +10,6 @@ check "multipathd.service is active" wait_for 60 systemctl is-active --quiet mul
 check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
 
 # Two scsi_debug hosts presenting one LU (vpd_use_hostno=0: one WWID): two paths.
-sdebug_gone() { ! test -d /sys/module/scsi_debug || modprobe -r scsi_debug; }
 check "no scsi_debug of an earlier test is left" wait_for 30 sdebug_gone
 modprobe scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1 add_host=2 vpd_use_hostno=0
 two_paths() {

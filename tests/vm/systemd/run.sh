@@ -3,6 +3,7 @@
 # stream, then the plan.  (Sourced scripts share lib.sh's counters.)
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
+. ./helpers.sh
 for script in "$@"; do
 	tap_diag "---- $script ----"
 	. "./$script"

@@ -26,3 +26,80 @@ systemctl start uaeventd
 check "started again" wait_for 30 test -e "$flag"
 check "uaeventd logged no error about the flag" \
 	sh -c "! journalctl -u uaeventd -p err --no-pager -o cat | grep -F '$flag'"
+
+# ---- libstoragemgmt's rule, as it ships, beside the package's rules ----
+# Its 90-scsi-ua.rules (tools/udev/ of libstoragemgmt; Debian 12 has no package of it),
+# and a stand-in for its scan-scsi-target that records each call and scans like it.
+cat >/usr/lib/udev/rules.d/90-scsi-ua.rules <<'EOC'
+ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="REPORTED_LUNS_DATA_HAS_CHANGED", RUN+="scan-scsi-target $env{DEVPATH}"
+EOC
+cat >/usr/lib/udev/scan-scsi-target <<'EOC'
+#!/bin/sh
+echo "$1" >>/run/lsm-scans
+host=$(echo "$1" | sed -n 's|.*/host\([0-9]*\)/target\([0-9]*\):\([0-9]*\):\([0-9]*\)/.*|\1 \3 \4|p')
+set -- $host
+echo "$2 $3 -" >"/sys/class/scsi_host/host$1/scan"
+EOC
+chmod 0755 /usr/lib/udev/scan-scsi-target
+udevadm control --reload
+check "scsi_debug with one disk" sdebug_one_disk
+echo 1 >"/sys/class/scsi_device/$HCTL/device/evt_lun_change_reported"
+udevadm settle
+target_scans() {
+	journalctl --after-cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_ACTION=scan-target | jq -s length
+}
+lsm_scans() { cat /run/lsm-scans 2>/dev/null | wc -l; }
+luns() { ls -d /sys/class/scsi_device/"${HCTL%:*}":* | wc -l; }
+uaeventd_state() { systemctl show -P ActiveState uaeventd; }
+# now WANT FUNCTION [WANT FUNCTION]...: each FUNCTION prints WANT; else what they printed.
+now() {
+	: >"$SAW"
+	ok=0
+	while [ $# -ge 2 ]; do
+		got=$($2)
+		echo "$2: $got (want $1)" >>"$SAW"
+		[ "$got" = "$1" ] || ok=1
+		shift 2
+	done
+	return $ok
+}
+lun_change() {	# N: the target now has N LUNs; the UA reaches the host with the next READ
+	echo "$1" >/sys/bus/pseudo/drivers/scsi_debug/max_luns
+	echo 3 >/proc/sys/vm/drop_caches
+	dd if="/dev/$DISK" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null
+}
+
+cursor=$(journal_cursor)
+lun_change 2
+check "while uaeventd runs: the new LUN is found" wait_for 60 now 2 luns 0 lsm_scans
+sleep 5; udevadm settle
+check "uaeventd scanned the target once" now 1 target_scans
+check "libstoragemgmt's rule stood down" now 0 lsm_scans
+
+systemctl stop uaeventd
+cursor=$(journal_cursor)
+lun_change 3
+check "after systemctl stop uaeventd: libstoragemgmt's rule scans, the new LUN is found" \
+	wait_for 60 now 3 luns 1 lsm_scans
+sleep 5; udevadm settle
+check "and uaeventd stays stopped, as the administrator left it" \
+	now 0 target_scans inactive uaeventd_state
+
+printf '[Service]\nRestart=no\n' >/run/systemd/system/uaeventd.service.d/no-restart.conf
+systemctl daemon-reload
+systemctl start uaeventd
+wait_for 30 test -e "$flag"
+systemctl kill -s KILL uaeventd
+wait_for 10 sh -c "! test -e $flag"
+cursor=$(journal_cursor)
+lun_change 4
+check "after a crash that is not restarted: libstoragemgmt's rule scans again" \
+	wait_for 60 now 4 luns 2 lsm_scans
+rm /run/systemd/system/uaeventd.service.d/no-restart.conf /usr/lib/udev/rules.d/90-scsi-ua.rules
+systemctl daemon-reload
+udevadm control --reload
+systemctl reset-failed uaeventd
+systemctl start uaeventd
+check "uaeventd runs again" wait_for 30 test -e "$flag"
+check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Sourced by run.sh after lib.sh: what several systemd-guest scripts share.
+
+STATE=/var/lib/uaevents/state
+DROPIN=/run/systemd/system/uaeventd.service.d
+
+sdebug_gone() { ! test -d /sys/module/scsi_debug || modprobe -r scsi_debug; }
+
+# sdebug_one_disk: scsi_debug with one LU; sets DISK and HCTL.
+sdebug_one_disk() {
+	wait_for 30 sdebug_gone || return 1
+	modprobe scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1 || return 1
+	DISK=$(wait_for 30 scsi_debug_disk) || return 1
+	HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
+}
+
+last_seq() { uaectl status --json | jq .last_seq; }
+
+# logged_once FIRST LAST KIND: uaeventd's journal entries of KIND hold every sequence
+# number from FIRST to LAST exactly once.  (Its own entries: journald sets _SYSTEMD_UNIT,
+# not the sender.)
+logged_once() {
+	journalctl -o json _SYSTEMD_UNIT=uaeventd.service "UAEVENTS_KIND=$3" |
+		jq -s --argjson f "$1" --argjson l "$2" \
+			'[.[] | .UAEVENTS_SEQ | tonumber | select(. >= $f and . <= $l)] | sort' \
+			>"$SAW.seqs"
+	jq -e --argjson f "$1" --argjson l "$2" '. == [range($f; $l + 1)]' "$SAW.seqs" \
+		>/dev/null && return 0
+	jq -r --argjson f "$1" --argjson l "$2" '"want \($f)..\($l) once each; got \(length)
+entries, missing \([range($f; $l + 1)] - . | .[:20]), twice \(group_by(.) |
+map(select(length > 1) | .[0]) | .[:20])"' "$SAW.seqs" >"$SAW"
+	return 1
+}
+
+# The journal's newest entry, for journalctl --after-cursor ("-n 0" shows no cursor).
+journal_cursor() { journalctl -n 1 --show-cursor -q -o cat | sed -n 's/^-- cursor: //p'; }

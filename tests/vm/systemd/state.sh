@@ -1,0 +1,107 @@
+#!/bin/sh
+# Sourced by run.sh.
+# uaeventd's memory across restarts, under its own unit: without its state directory it
+# fails once and says why; journald's rate limit cannot drop what the state file records
+# as logged; killed during a storm and restarted by systemd, it logs every event once.
+
+check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
+check "scsi_debug with one disk" sdebug_one_disk
+tap_diag "disk $DISK at $HCTL"
+
+# ---- without the unit's StateDirectory=: one clear error, a failed unit, no restart loop ----
+mkdir -p "$DROPIN"
+printf '[Service]\nStateDirectory=\n' >"$DROPIN/no-state.conf"
+systemctl daemon-reload
+cursor=$(journal_cursor)
+systemctl restart uaeventd 2>/dev/null
+sleep 6	# RestartSec=2s: time for systemd to restart it, if it were going to
+check "without StateDirectory= the unit fails (exit status 78) and is not restarted" \
+	sh -c '[ "$(systemctl show -P ActiveState uaeventd)" = failed ] &&
+		[ "$(systemctl show -P ExecMainStatus uaeventd)" = 78 ] &&
+		[ "$(systemctl show -P NRestarts uaeventd)" = 0 ]'
+missing_state_errors() {
+	journalctl --after-cursor "$cursor" _SYSTEMD_UNIT=uaeventd.service -p err -o cat \
+		--no-pager >"$SAW"
+	[ "$(grep -c "cannot write its state file $STATE: Read-only file system" "$SAW")" -eq 1 ]
+}
+check "and says why, once, in its journal" missing_state_errors
+# An event while it is down waits in the module's history.
+down_seq=$(($(last_seq) + 1))
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+rm "$DROPIN/no-state.conf"
+systemctl daemon-reload
+systemctl reset-failed uaeventd
+systemctl start uaeventd
+check "with StateDirectory= back, it starts" wait_for 30 systemctl is-active --quiet uaeventd
+check "and logs the event raised while it was down, once" \
+	wait_for 30 logged_once "$down_seq" "$down_seq" ua
+
+# ---- journald's rate limit during a storm ----
+# An administrator's tight journald setting, which is global (journald.conf).  journald
+# scales the burst with free disk space (a few times 20 here); 400 events exceed it.
+mkdir -p /etc/systemd/journald.conf.d
+printf '[Journal]\nRateLimitIntervalSec=60s\nRateLimitBurst=20\n' \
+	>/etc/systemd/journald.conf.d/50-uae-test-tight.conf
+systemctl restart systemd-journald
+# A storm of 400 error events, in the module's history.  Coalescing off (as an
+# administrator may set it), so that each is an event of its own: the worst case.
+coalesce_ms=$(uaectl status --json | jq .coalesce_ms)
+uaectl config --coalesce-ms 0
+storm() {
+	uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count 400
+}
+# Control: with the same limit on the unit (the shipped unit lifts it),
+# journald drops entries of the storm: the setting matters at this rate.
+printf '[Service]\nLogRateLimitIntervalSec=60s\nLogRateLimitBurst=20\n' >"$DROPIN/limit.conf"
+systemctl daemon-reload
+systemctl restart uaeventd
+wait_for 30 systemctl is-active --quiet uaeventd
+first=$(($(last_seq) + 1))
+storm
+last=$(last_seq)
+wait_for 60 sh -c "[ \$(cut -d' ' -f2 $STATE) -ge $last ]"
+journalctl --sync
+n=$(journalctl -o json _SYSTEMD_UNIT=uaeventd.service UAEVENTS_KIND=error |
+	jq -s --argjson f "$first" '[.[] | select((.UAEVENTS_SEQ | tonumber) >= $f)] | length')
+tap_diag "control, unit limited: $n of $((last - first + 1)) entries of the storm kept; $(journalctl -t systemd-journald -o cat --no-pager | grep Suppressed | tail -n 1)"
+check "control: rate-limited by the unit, journald drops entries of the storm" \
+	test "$n" -lt $((last - first + 1))
+rm "$DROPIN/limit.conf"
+systemctl daemon-reload
+# A fresh journald forgets the control's rate-limit state (and its pending notice).
+systemctl restart systemd-journald
+cursor2=$(journal_cursor)
+systemctl restart uaeventd
+check "the shipped unit lets uaeventd log a million entries a second" \
+	sh -c '[ "$(systemctl show -P LogRateLimitIntervalUSec uaeventd)" = 1s ] &&
+		[ "$(systemctl show -P LogRateLimitBurst uaeventd)" = 1000000 ]'
+
+# ---- the shipped unit: killed during a storm, restarted by systemd ----
+wait_for 30 systemctl is-active --quiet uaeventd
+pid=$(systemctl show -P MainPID uaeventd)
+first=$(($(last_seq) + 1))
+storm &
+storm_pid=$!
+# Killed once the 20th event of the storm is in the journal: in the middle of it.
+logged() { journalctl -q -n 1 _SYSTEMD_UNIT=uaeventd.service "UAEVENTS_SEQ=$1" | grep -q .; }
+wait_for 60 logged $((first + 20))
+systemctl kill -s KILL uaeventd
+at_kill=$(cut -d' ' -f2 "$STATE")
+wait "$storm_pid"
+last=$(last_seq)
+tap_diag "storm $first..$last; uaeventd $pid killed with the state file at $at_kill"
+check "the kill landed before uaeventd had logged the storm to its end" \
+	test "$at_kill" -lt "$last"
+check "systemd restarts uaeventd" \
+	wait_for 30 sh -c "systemctl is-active --quiet uaeventd && [ \$(systemctl show -P MainPID uaeventd) != $pid ]"
+check "every event of the storm is in the journal exactly once, despite journald's limit" \
+	wait_for 90 logged_once "$first" "$last" error
+check "the state file holds the last event" sh -c "[ \$(cut -d' ' -f2 $STATE) -eq $last ]"
+check "journald suppressed nothing of uaeventd.service after the control" \
+	sh -c "! journalctl --after-cursor '$cursor2' -t systemd-journald -o cat --no-pager | grep 'Suppressed.*uaeventd'"
+uaectl config --coalesce-ms "$coalesce_ms"
+rm /etc/systemd/journald.conf.d/50-uae-test-tight.conf
+systemctl restart systemd-journald
+check "uaeventd wrote no error since it came back" \
+	sh -c "! journalctl --after-cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager | grep -v 'cannot write its state file'"
+check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug

@@ -1,0 +1,63 @@
+#!/bin/sh
+# Sourced by run.sh.
+# An administrator upgrades the packages with apt while events flow: uaeventd is
+# restarted by the package, its state and the administrator's configuration are kept, no
+# event is lost or logged twice, and DKMS builds the new module for the running kernel.
+# run-guest.sh puts the newer packages (UAE_UPGRADE_DEBDIR) in /var/cache/uaevents-upgrade.
+
+UP=/var/cache/uaevents-upgrade
+check "the newer packages are in $UP" sh -c "ls $UP/uaevents_*.deb >'$SAW' 2>&1"
+check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
+check "scsi_debug with one disk" sdebug_one_disk
+old=$(dpkg-query -W -f '${Version}' uaevents)
+new=$(dpkg-deb -f "$(ls $UP/uaevents_*.deb | head -n 1)" Version)
+pid=$(systemctl show -P MainPID uaeventd)
+echo "# kept across upgrades (uaevents test)" >>/etc/uaevents/uaeventd.conf
+wait_for 30 test -s "$STATE"
+instance=$(cut -d' ' -f1 "$STATE")
+tap_diag "upgrading $old -> $new; uaeventd $pid; state $(cat "$STATE")"
+
+# Events flow during the whole upgrade: an error event every 0.2 s.
+rm -f /tmp/stop-flow
+first=$(($(last_seq) + 1))
+(
+	while [ ! -e /tmp/stop-flow ]; do
+		uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error
+		sleep 0.2
+	done
+) &
+flow=$!
+sleep 2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	"$UP"/uaevents-dkms_*.deb "$UP"/libuaevents1_*.deb "$UP"/uaevents_*.deb \
+	>/tmp/upgrade.log 2>&1
+rc=$?
+sleep 2
+touch /tmp/stop-flow
+wait "$flow"
+last=$(last_seq)
+cp /tmp/upgrade.log "$SAW"
+check "apt-get install of the newer packages succeeds" test "$rc" -eq 0
+tail -n 8 /tmp/upgrade.log | sed 's/^/# /' >"$TAP"
+check "dpkg has uaevents, libuaevents1 and uaevents-dkms at $new" \
+	sh -c "dpkg-query -W -f '\${Version}\n' uaevents libuaevents1 uaevents-dkms >'$SAW';
+		[ \$(grep -cx '$new' '$SAW') -eq 3 ]"
+check "the upgrade restarted uaeventd" \
+	wait_for 30 sh -c "systemctl is-active --quiet uaeventd &&
+		[ \$(systemctl show -P MainPID uaeventd) != $pid ]"
+tap_diag "events $first..$last while upgrading; state now $(cat "$STATE")"
+check "every event raised during the upgrade is in the journal exactly once" \
+	wait_for 60 logged_once "$first" "$last" error
+check "the state file kept its instance and holds the last event" \
+	wait_for 30 sh -c "[ \"\$(cat $STATE)\" = \"$instance $last\" ]"
+check "the administrator's edit of uaeventd.conf is kept (a conffile)" \
+	grep -qx "# kept across upgrades (uaevents test)" /etc/uaevents/uaeventd.conf
+kver=$(uname -r)
+check "DKMS built and installed uaevents $new for the running kernel" \
+	sh -c "dkms status uaevents/${new%-*} -k $kver >'$SAW' 2>&1; grep -q ': installed' '$SAW'"
+check "the old version's DKMS tree is gone" \
+	sh -c "! dkms status uaevents/$old 2>/dev/null | grep -q ."
+check "uaeventd wrote no error during the upgrade" \
+	sh -c "! journalctl _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager --since '-10min' |
+		grep -v 'cannot write its state file'"
+check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
