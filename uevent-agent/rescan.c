@@ -17,6 +17,7 @@
 #include <systemd/sd-journal.h>
 
 #include "rescan.h"
+#include "state.h"
 #include "stale.h"
 
 #define SLOTS 64
@@ -244,20 +245,32 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	return 0;
 }
 
+static int run_action(struct pending *p)
+{
+	switch (p->action) {
+	case SCAN_TARGET:
+		return do_scan_target(p->r->cfg, &p->e, p->reports);
+	case RESCAN_WWID:
+		return do_rescan_wwid(p->r->cfg, &p->e);
+	case RESCAN_DEVICE:
+		return do_rescan_device(&p->e);
+	}
+	return -EINVAL;
+}
+
 static void run_now(struct pending *p)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		switch (p->action) {
-		case SCAN_TARGET:
-			_exit(do_scan_target(p->r->cfg, &p->e, p->reports) < 0);
-		case RESCAN_WWID:
-			_exit(do_rescan_wwid(p->r->cfg, &p->e) < 0);
-		case RESCAN_DEVICE:
-			_exit(do_rescan_device(&p->e) < 0);
-		}
-		_exit(1);
+		int r = run_action(p);
+
+		/*
+		 * journald learns an entry's unit (journalctl -u uaeventd) from the sender's
+		 * /proc entry: exit only once what this child logged is stored.
+		 */
+		uaed_journal_sync(5 * 1000000ULL);
+		_exit(r < 0);
 	}
 	if (pid < 0) {
 		p->used = false;

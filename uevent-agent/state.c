@@ -98,7 +98,7 @@ int uaed_journal_sync(uint64_t timeout_usec)
 	 * journald reads its socket in order: once this entry is in the journal, so is
 	 * every entry sent before it, by an earlier instance that was killed too.
 	 */
-	r = sd_journal_send("MESSAGE=uaeventd: starting; reading the journal from here",
+	r = sd_journal_send("MESSAGE=uaeventd: journal synchronization point",
 			    "PRIORITY=7", "SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_SYNC=%s", id,
 			    NULL);
 	if (r < 0)

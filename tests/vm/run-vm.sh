@@ -6,7 +6,7 @@
 #     SERIES   6.1 or 6.12          SCRIPT   e2e.sh, kernel.sh, ... (tests/vm/guest/)
 #     USERBIN  the CMake build folder with uaectl and uaeventd
 #     OUTDIR   where console.log and tap.log go
-#     --console  show the guest console here (make demo) instead of logging it
+#     --console  show the guest console here (to watch a run) instead of logging it
 #
 # For test scripts, prints the guest's TAP and exits non-zero unless every test passed.
 set -eu

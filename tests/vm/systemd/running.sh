@@ -46,7 +46,7 @@ check "scsi_debug with one disk" sdebug_one_disk
 echo 1 >"/sys/class/scsi_device/$HCTL/device/evt_lun_change_reported"
 udevadm settle
 target_scans() {
-	journalctl --after-cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
 		UAEVENTS_ACTION=scan-target | jq -s length
 }
 lsm_scans() { cat /run/lsm-scans 2>/dev/null | wc -l; }

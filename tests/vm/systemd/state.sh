@@ -20,7 +20,7 @@ check "without StateDirectory= the unit fails (exit status 78) and is not restar
 		[ "$(systemctl show -P ExecMainStatus uaeventd)" = 78 ] &&
 		[ "$(systemctl show -P NRestarts uaeventd)" = 0 ]'
 missing_state_errors() {
-	journalctl --after-cursor "$cursor" _SYSTEMD_UNIT=uaeventd.service -p err -o cat \
+	journalctl --cursor "$cursor" _SYSTEMD_UNIT=uaeventd.service -p err -o cat \
 		--no-pager >"$SAW"
 	[ "$(grep -c "cannot write its state file $STATE: Read-only file system" "$SAW")" -eq 1 ]
 }
@@ -47,8 +47,8 @@ systemctl restart systemd-journald
 # administrator may set it), so that each is an event of its own: the worst case.
 coalesce_ms=$(uaectl status --json | jq .coalesce_ms)
 uaectl config --coalesce-ms 0
-storm() {
-	uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count 400
+storm() {	# N events
+	uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count "$1"
 }
 # Control: with the same limit on the unit (the shipped unit lifts it),
 # journald drops entries of the storm: the setting matters at this rate.
@@ -57,7 +57,7 @@ systemctl daemon-reload
 systemctl restart uaeventd
 wait_for 30 systemctl is-active --quiet uaeventd
 first=$(($(last_seq) + 1))
-storm
+storm 400
 last=$(last_seq)
 wait_for 60 sh -c "[ \$(cut -d' ' -f2 $STATE) -ge $last ]"
 journalctl --sync
@@ -77,17 +77,14 @@ check "the shipped unit lets uaeventd log a million entries a second" \
 		[ "$(systemctl show -P LogRateLimitBurst uaeventd)" = 1000000 ]'
 
 # ---- the shipped unit: killed during a storm, restarted by systemd ----
+# (Half the history: whatever the killed daemon had not logged is replayed.)
 wait_for 30 systemctl is-active --quiet uaeventd
 pid=$(systemctl show -P MainPID uaeventd)
 first=$(($(last_seq) + 1))
-storm &
-storm_pid=$!
-# Killed once the 20th event of the storm is in the journal: in the middle of it.
-logged() { journalctl -q -n 1 _SYSTEMD_UNIT=uaeventd.service "UAEVENTS_SEQ=$1" | grep -q .; }
-wait_for 60 logged $((first + 20))
+# 2,000 events; uaeventd is killed as soon as the last one is raised, with a backlog.
+storm 2000
 systemctl kill -s KILL uaeventd
 at_kill=$(cut -d' ' -f2 "$STATE")
-wait "$storm_pid"
 last=$(last_seq)
 tap_diag "storm $first..$last; uaeventd $pid killed with the state file at $at_kill"
 check "the kill landed before uaeventd had logged the storm to its end" \
@@ -96,12 +93,13 @@ check "systemd restarts uaeventd" \
 	wait_for 30 sh -c "systemctl is-active --quiet uaeventd && [ \$(systemctl show -P MainPID uaeventd) != $pid ]"
 check "every event of the storm is in the journal exactly once, despite journald's limit" \
 	wait_for 90 logged_once "$first" "$last" error
-check "the state file holds the last event" sh -c "[ \$(cut -d' ' -f2 $STATE) -eq $last ]"
+check "the state file holds the last event (or a later one)" \
+	sh -c "[ \$(cut -d' ' -f2 $STATE) -ge $last ]"
 check "journald suppressed nothing of uaeventd.service after the control" \
-	sh -c "! journalctl --after-cursor '$cursor2' -t systemd-journald -o cat --no-pager | grep 'Suppressed.*uaeventd'"
+	sh -c "! journalctl --cursor '$cursor2' -t systemd-journald -o cat --no-pager | grep 'Suppressed.*uaeventd'"
 uaectl config --coalesce-ms "$coalesce_ms"
 rm /etc/systemd/journald.conf.d/50-uae-test-tight.conf
 systemctl restart systemd-journald
 check "uaeventd wrote no error since it came back" \
-	sh -c "! journalctl --after-cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager | grep -v 'cannot write its state file'"
+	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager | grep -v 'cannot write its state file'"
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Sourced by run.sh.
+# The unit's sandbox: systemd-analyze rates it at most 3.0, and what uaeventd must do
+# still works inside it: run a hook, scan a target, remove a stale LUN (stale_luns =
+# remove) through sysfs.  (The state file: state.sh; the runtime flag: running.sh;
+# rescans and the resize hook: multipath.sh.)
+
+exposure() {
+	systemd-analyze security --no-pager uaeventd.service >"$SAW" 2>&1
+	level=$(sed -n 's/.*Overall exposure level for uaeventd.service: \([0-9.]*\).*/\1/p' "$SAW")
+	tail -n 1 "$SAW" | sed 's/^/# /' >"$TAP"
+	[ -n "$level" ] && awk -v l="$level" 'BEGIN { exit !(l <= 3.0) }'
+}
+check "systemd-analyze security rates uaeventd.service at most 3.0" exposure
+
+check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
+check "scsi_debug with one disk" sdebug_one_disk
+cursor=$(journal_cursor)
+
+# A hook for every event, as an administrator installs one.
+mkdir -p /etc/uaevents/hooks.d
+cat >/etc/uaevents/hooks.d/all-record <<'EOF'
+#!/bin/sh
+echo "sandbox hook: $UAEVENTS_EVENT on $UAEVENTS_HCTL"
+EOF
+chmod 0755 /etc/uaevents/hooks.d/all-record
+sed -i 's|^#stale_luns = log|stale_luns = remove|' /etc/uaevents/uaeventd.conf
+systemctl reload uaeventd
+check "systemctl reload: the hook and stale_luns = remove are in force" \
+	wait_for 20 sh -c "journalctl --cursor '$cursor' -t uaeventd -o cat --no-pager |
+		grep -q 'configuration reloaded'"
+
+# The target gains a LUN: uaeventd scans it, the hook runs.
+echo 2 >/sys/bus/pseudo/drivers/scsi_debug/max_luns
+touch_disk "$DISK"
+LUN1=${HCTL%:*}:1
+check "uaeventd scanned the target: LUN $LUN1 is there" \
+	wait_for 60 test -e "/sys/class/scsi_device/$LUN1"
+hook_ran() {
+	journalctl --cursor "$cursor" -o cat --no-pager _SYSTEMD_UNIT=uaeventd.service >"$SAW"
+	grep -q "sandbox hook: REPORTED_LUNS_DATA_HAS_CHANGED on $HCTL" "$SAW"
+}
+check "the hook ran, its output in uaeventd's journal" wait_for 30 hook_ran
+udevadm settle
+
+# The target drops it again: unused, it is removed through sysfs' delete.
+sleep 3	# past the debounce window of the first scan
+echo 1 >/sys/bus/pseudo/drivers/scsi_debug/max_luns
+touch_disk "$DISK"
+removed() {
+	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_ACTION=stale-lun >"$SAW"
+	jq -e -s --arg h "$LUN1" 'any(.[]; .UAEVENTS_HCTL == $h and .UAEVENTS_STALE == "removed")' \
+		"$SAW" >/dev/null
+}
+check "the LUN the target no longer reports is removed (stale_luns = remove)" \
+	wait_for 60 removed
+check "and gone from sysfs" wait_for 10 sh -c "! test -e /sys/class/scsi_device/$LUN1"
+rm /etc/uaevents/hooks.d/all-record
+sed -i 's|^stale_luns = remove|#stale_luns = log|' /etc/uaevents/uaeventd.conf
+systemctl reload uaeventd
+check "uaeventd wrote no error (every write worked inside its sandbox)" \
+	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager | grep ."
+check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
