@@ -8,6 +8,7 @@ sdebug_gone() { ! test -d /sys/module/scsi_debug || modprobe -r scsi_debug; }
 
 # sdebug_one_disk: scsi_debug with one LU; sets DISK and HCTL.
 sdebug_one_disk() {
+	DISK= HCTL=
 	wait_for 30 sdebug_gone || return 1
 	modprobe scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1 || return 1
 	DISK=$(wait_for 30 scsi_debug_disk) || return 1

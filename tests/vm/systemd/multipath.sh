@@ -58,3 +58,8 @@ check "the journal says the resize command succeeded for $WWID" \
 	sh -c "journalctl -o json -t uaeventd UAEVENTS_ACTION=resize | jq -e -s 'map(select(.UAEVENTS_WWID == \"$WWID\" and .UAEVENTS_EXIT == \"0\")) | length == 1' >/dev/null"
 check "uaeventd wrote no error to its journal (every write worked inside its sandbox)" \
 	sh -c '! journalctl -u uaeventd -p err --no-pager -o cat | grep .'
+# Leave no map and no scsi_debug for the next script: the LU is forgotten (wwids file) so
+# that multipathd does not make the map again, the map flushed, the module unloaded.
+multipath -w "/dev/$1" >/dev/null 2>&1
+unmapped() { multipath -f "$MAP" >/dev/null 2>&1; modprobe -r scsi_debug; }
+check "after the test, the map is flushed and scsi_debug unloaded" wait_for 30 unmapped
