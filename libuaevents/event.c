@@ -238,11 +238,15 @@ struct uae_event *uae_event_unref(struct uae_event *ev)
 
 enum uae_event_kind uae_event_get_kind(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->kind;
 }
 
 const char *uae_event_get_kind_name(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	static const char *const names[] = {
 		[UAE_EVENT_UA] = "ua", [UAE_EVENT_ERROR] = "error",
 		[UAE_EVENT_TIMEOUT] = "timeout", [UAE_EVENT_SGIO] = "sgio",
@@ -256,51 +260,71 @@ const char *uae_event_get_kind_name(const struct uae_event *ev)
 
 uint32_t uae_event_get_flags(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->flags;
 }
 
 uint32_t uae_event_get_repeat(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->repeat;
 }
 
 const char *uae_event_get_sgdev(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return ev->sgdev[0] ? ev->sgdev : NULL;
 }
 
 const char *uae_event_get_wwid(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return ev->wwid[0] ? ev->wwid : NULL;
 }
 
 const char *uae_event_get_serial(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return ev->serial[0] ? ev->serial : NULL;
 }
 
 int uae_event_has_sense(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->has_sense;
 }
 
 uint8_t uae_event_get_opcode(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->opcode;
 }
 
 uint8_t uae_event_get_host_byte(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->host_byte;
 }
 
 uint8_t uae_event_get_status(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->status;
 }
 
 int uae_event_get_lba(const struct uae_event *ev, uint64_t *lba, uint32_t *sectors)
 {
+	if (!ev)
+		return 0;
 	if (lba)
 		*lba = ev->lba;
 	if (sectors)
@@ -310,11 +334,15 @@ int uae_event_get_lba(const struct uae_event *ev, uint64_t *lba, uint32_t *secto
 
 int uae_event_get_req_op(const struct uae_event *ev)
 {
+	if (!ev)
+		return -EINVAL;
 	return ev->has_req_op ? ev->req_op : -ENODATA;
 }
 
 const char *uae_event_get_req_op_name(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	/* The kernel's enum req_op (include/linux/blk_types.h), stable since 5.x. */
 	static const char *const names[] = {
 		[0] = "read", [1] = "write", [2] = "flush", [3] = "discard",
@@ -329,122 +357,171 @@ const char *uae_event_get_req_op_name(const struct uae_event *ev)
 
 int uae_event_get_errno(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return (int)ev->error;
 }
 
 const char *uae_event_get_severity(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return uae_severity_name(ev->severity);
 }
 
 const char *uae_event_get_locus(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return uae_locus_name(ev->locus);
 }
 
 int uae_event_get_failover(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->failover;
 }
 
 const char *uae_event_get_blk_status(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return uae_blk_status_name(ev->blk_status);
 }
 
 unsigned int uae_event_get_class_rule(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->rule;
 }
 
 uint64_t uae_event_get_seq(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->seq;
 }
 
 uint64_t uae_event_get_instance(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->instance;
 }
 
 uint64_t uae_event_get_gap(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->gap;
 }
 
 uint64_t uae_event_get_timestamp_ns(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->timestamp_ns;
 }
 
 unsigned int uae_event_get_host(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->host;
 }
 
 unsigned int uae_event_get_channel(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->channel;
 }
 
 unsigned int uae_event_get_target(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->target;
 }
 
 uint64_t uae_event_get_lun(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->lun;
 }
 
 const char *uae_event_get_hctl(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return ev->hctl;
 }
 
 const char *uae_event_get_devname(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return ev->devname[0] ? ev->devname : NULL;
 }
 
 uint8_t uae_event_get_sense_key(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->sense_key;
 }
 
 uint8_t uae_event_get_asc(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->asc;
 }
 
 uint8_t uae_event_get_ascq(const struct uae_event *ev)
 {
+	if (!ev)
+		return 0;
 	return ev->ascq;
 }
 
 const uint8_t *uae_event_get_sense(const struct uae_event *ev, size_t *len)
 {
-	*len = ev->sense_len;
+	if (len)
+		*len = ev ? ev->sense_len : 0;
+	if (!ev)
+		return NULL;
 	return ev->sense;
 }
 
 const char *uae_event_get_name(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return ev->name[0] ? ev->name : "UNKNOWN";
 }
 
 const char *uae_event_get_category(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return uae_category_name(ev->category);
 }
 
 const char *uae_event_get_description(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return ev->has_sense ? uae_asc_description(ev->asc, ev->ascq) : NULL;
 }
 
 const char *uae_event_get_sense_key_name(const struct uae_event *ev)
 {
+	if (!ev)
+		return NULL;
 	return uae_sense_key_name(ev->sense_key);
 }
 

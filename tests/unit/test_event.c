@@ -101,6 +101,31 @@ START_TEST(valid_event)
 }
 END_TEST
 
+/* Getters take NULL (an event a caller failed to get) and a NULL length. */
+START_TEST(getters_take_null)
+{
+	struct uae_event *ev;
+	uint64_t lba = 7;
+	size_t len = 99;
+
+	ck_assert_ptr_null(uae_event_get_sense(NULL, &len));
+	ck_assert_uint_eq(len, 0);
+	ck_assert_ptr_null(uae_event_get_sense(NULL, NULL));
+	ck_assert_ptr_null(uae_event_get_hctl(NULL));
+	ck_assert_ptr_null(uae_event_get_name(NULL));
+	ck_assert_ptr_null(uae_event_get_kind_name(NULL));
+	ck_assert_ptr_null(uae_event_get_category(NULL));
+	ck_assert_ptr_null(uae_event_get_description(NULL));
+	ck_assert_uint_eq(uae_event_get_seq(NULL), 0);
+	ck_assert_int_eq(uae_event_get_kind(NULL), 0);
+	ck_assert_int_eq(uae_event_get_lba(NULL, &lba, NULL), 0);
+	ck_assert_int_lt(uae_event_get_req_op(NULL), 0);
+	ck_assert_int_eq(parse(build(UAEVENTS_CMD_EVENT, SPOIL_NONE), &ev), 0);
+	ck_assert_ptr_nonnull(uae_event_get_sense(ev, NULL));
+	uae_event_unref(ev);
+}
+END_TEST
+
 START_TEST(name_filled_by_shared_decoder)
 {
 	struct uae_event *ev;
@@ -280,6 +305,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, valid_event);
+	tcase_add_test(tc, getters_take_null);
 	tcase_add_test(tc, name_filled_by_shared_decoder);
 	tcase_add_test(tc, unknown_command_is_skipped);
 	tcase_add_test(tc, bogus_messages_refused);
