@@ -254,6 +254,7 @@ uint64_t uae_monitor_get_overflows(struct uae_monitor *m)
 
 int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 {
+	struct uae_kernel_stats st;
 	struct nl_msg *msg;
 	int family, r;
 
@@ -266,6 +267,12 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 		if (r < 0)
 			return r;
 	}
+	/* A cursor past the module's last event would hide every event up to it. */
+	r = uae_kernel_stats(&st);
+	if (r < 0)
+		return r;
+	if (st.instance == m->last_instance && since > st.last_seq)
+		since = st.last_seq;
 	msg = uae_genl_request(m->family_id, UAEVENTS_CMD_GET_HISTORY, NLM_F_DUMP);
 	if (!msg || nla_put_u64(msg, UAEVENTS_ATTR_SINCE_SEQ, since) < 0) {
 		nlmsg_free(msg);

@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="build-essential cmake pkg-config git
-libnl-3-dev libnl-genl-3-dev libsystemd-dev libudev-dev libjson-c-dev libinih-dev
+libnl-3-dev libnl-genl-3-dev libsystemd-dev libudev-dev libmount-dev libjson-c-dev libinih-dev
 check libsgutils2-dev
 clang llvm libclang-rt-14-dev
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod

@@ -29,7 +29,8 @@ has() {
 	done
 }
 has uaevents /usr/bin/uaectl /usr/sbin/uaeventd /lib/systemd/system/uaeventd.service \
-	/lib/udev/rules.d/91-uaevents.rules /usr/lib/systemd/catalog/uaevents.catalog \
+	/lib/udev/rules.d/89-uaevents-handoff.rules /lib/udev/rules.d/91-uaevents.rules \
+	/usr/lib/systemd/catalog/uaevents.catalog \
 	/usr/lib/modules-load.d/uaevents.conf \
 	/usr/share/uaevents/hooks/space-wall-alert /usr/share/uaevents/hooks/multipath-resize \
 	/etc/uaevents/uaeventd.conf /etc/uaevents/hooks.d/ \

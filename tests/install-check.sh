@@ -44,6 +44,7 @@ words=$(bash -c "source '$completion'; COMP_WORDS=(uaectl mon); COMP_CWORD=1; _u
 [ "$words" = monitor ]
 result $? "bash completion completes 'uaectl mon' to 'monitor'"
 for f in lib/systemd/system/uaeventd.service lib/udev/rules.d/91-uaevents.rules \
+	 lib/udev/rules.d/89-uaevents-handoff.rules \
 	 lib/systemd/catalog/uaevents.catalog etc/uaevents/uaeventd.conf; do
 	find "$dest" -path "*/$f" | grep -q .
 	result $? "installs $f"

@@ -20,6 +20,7 @@ static void set_defaults(struct uaed_config *cfg)
 	cfg->debounce_ms = 2000;
 	snprintf(cfg->hooks_dir, sizeof(cfg->hooks_dir), "/etc/uaevents/hooks.d");
 	cfg->hook_timeout_s = 30;
+	cfg->rescan_timeout_s = 300;
 	cfg->max_hooks = 4;
 }
 
@@ -55,6 +56,21 @@ static int copy_str(const char *v, char *dst, size_t size)
 	return 0;
 }
 
+/*
+ * "mail_to = storage@example.com, root": mail recipients for hooks, which hand them to
+ * mail(1) as arguments.  Address characters only, and no word that reads as an option.
+ */
+static int parse_mail_to(const char *v, char *dst, size_t size)
+{
+	if (copy_str(v, dst, size) < 0 || v[strspn(v, "abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@._+-=, ")] != '\0')
+		return -1;
+	for (const char *p = v; *p; p++)
+		if (*p == '-' && (p == v || p[-1] == ',' || p[-1] == ' '))
+			return -1;
+	return 0;
+}
+
 /* "allow = 2 3:0:1": hosts, or H:C:T targets, separated by spaces. */
 static int parse_allow(const char *v, struct uaed_config *cfg)
 {
@@ -65,12 +81,19 @@ static int parse_allow(const char *v, struct uaed_config *cfg)
 	if (copy_str(v, buf, sizeof(buf)) < 0)
 		return -1;
 	for (tok = strtok_r(buf, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
-		if (cfg->n_allow == UAED_MAX_ALLOW || strlen(tok) >= sizeof(cfg->allow[0]))
+		/*
+		 * Digits and colons only (sscanf alone takes "+2" and "-1"), stored as sysfs
+		 * spells it ("02" is "2"): compared by string, and named in the hand-off.
+		 */
+		if (cfg->n_allow == UAED_MAX_ALLOW || strspn(tok, "0123456789:") != strlen(tok))
 			return -1;
-		if (sscanf(tok, "%u:%u:%u%c", &a, &b, &c, &tail) != 3 &&
-		    sscanf(tok, "%u%c", &a, &tail) != 1)
+		if (sscanf(tok, "%u:%u:%u%c", &a, &b, &c, &tail) == 3)
+			snprintf(cfg->allow[cfg->n_allow++], sizeof(cfg->allow[0]), "%u:%u:%u",
+				 a, b, c);
+		else if (sscanf(tok, "%u%c", &a, &tail) == 1)
+			snprintf(cfg->allow[cfg->n_allow++], sizeof(cfg->allow[0]), "%u", a);
+		else
 			return -1;
-		strcpy(cfg->allow[cfg->n_allow++], tok);
 	}
 	return 0;
 }
@@ -93,7 +116,9 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 	else if (!strcmp(section, "rescan") && !strcmp(name, "stale_luns")) {
 		r = !strcmp(value, "log") || !strcmp(value, "remove") ? 0 : -1;
 		cfg->remove_stale = !strcmp(value, "remove");
-	} else if (!strcmp(section, "rescan") && !strcmp(name, "resize_command"))
+	} else if (!strcmp(section, "rescan") && !strcmp(name, "timeout_s"))
+		r = parse_uint(value, 3600, &cfg->rescan_timeout_s);
+	else if (!strcmp(section, "rescan") && !strcmp(name, "resize_command"))
 		r = copy_str(value, cfg->resize_command, sizeof(cfg->resize_command));
 	else if (!strcmp(section, "hooks") && !strcmp(name, "directory"))
 		r = copy_str(value, cfg->hooks_dir, sizeof(cfg->hooks_dir));
@@ -101,6 +126,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 		r = parse_uint(value, 3600, &cfg->hook_timeout_s);
 	else if (!strcmp(section, "hooks") && !strcmp(name, "max_concurrent"))
 		r = parse_uint(value, 64, &cfg->max_hooks);
+	else if (!strcmp(section, "hooks") && !strcmp(name, "mail_to"))
+		r = parse_mail_to(value, cfg->mail_to, sizeof(cfg->mail_to));
 	if (r < 0)
 		fprintf(stderr, "uaeventd: [%s] %s = %s: unknown setting or bad value\n",
 			section, name, value);
@@ -124,6 +151,8 @@ int uaed_config_load(struct uaed_config *cfg, const char *path)
 	}
 	if (cfg->max_hooks == 0)
 		cfg->max_hooks = 1;
+	if (cfg->rescan_timeout_s == 0)	/* no job may hold its target for good */
+		cfg->rescan_timeout_s = 1;
 	return 0;
 }
 

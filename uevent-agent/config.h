@@ -21,10 +21,12 @@ struct uaed_config {
 	unsigned int n_allow;
 	char resize_command[256];	/* after a capacity rescan, once per WWID; "" none */
 	bool remove_stale;		/* delete LUNs the target no longer reports */
+	unsigned int rescan_timeout_s;	/* a scan or rescan job, resize command included */
 	/* [hooks] */
 	char hooks_dir[256];
 	unsigned int hook_timeout_s;
 	unsigned int max_hooks;
+	char mail_to[256];		/* hooks' UAEVENTS_MAILTO; "" none */
 };
 
 /* Defaults, then @path if it exists.  -errno, with a message on stderr, if it is bad. */

@@ -26,7 +26,4 @@ struct uaed_event {
 	char vendor[32], model[32], rev[16];
 };
 
-/* Sysfs strings of the scsi_device at @hctl ("vendor", "model", "wwid"...), trimmed. */
-int uaed_sysfs_read(const char *hctl, const char *attr, char *buf, size_t size);
-
 #endif /* UAED_EVENT_H */

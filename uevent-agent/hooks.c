@@ -23,6 +23,7 @@
 
 #include "libuaevents.h"
 #include "hooks.h"
+#include "sysfs.h"
 
 #define MAX_HOOKS 64
 #define ENV_VARS 40
@@ -46,6 +47,7 @@ struct uaed_hooks {
 	char names[MAX_HOOKS][256];
 	unsigned int n;
 	unsigned int timeout_s, max_running, running;
+	char mail_to[256];
 	struct job *queue, *queue_tail;
 };
 
@@ -124,6 +126,7 @@ void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg)
 	h->n = 0;
 	h->timeout_s = cfg->hook_timeout_s;
 	h->max_running = cfg->max_hooks;
+	snprintf(h->mail_to, sizeof(h->mail_to), "%s", cfg->mail_to);
 	snprintf(h->dir, sizeof(h->dir), "%s", cfg->hooks_dir);
 	d = opendir(h->dir);
 	if (!d)
@@ -195,7 +198,7 @@ static int add_env_u64(struct job *j, int *n, const char *key, uint64_t v)
 }
 
 /* The whole environment, from scratch: nothing of the daemon's own leaks in. */
-static int build_env(struct job *j, const struct uaed_event *e)
+static int build_env(struct job *j, const struct uaed_event *e, const char *mail_to)
 {
 	struct uae_event *ev = e->ev;
 	char buf[32];
@@ -215,6 +218,9 @@ static int build_env(struct job *j, const struct uaed_event *e)
 	r |= add_env(j, &n, "UAEVENTS_VENDOR", e->vendor);
 	r |= add_env(j, &n, "UAEVENTS_MODEL", e->model);
 	r |= add_env(j, &n, "UAEVENTS_REV", e->rev);
+	/* The configuration's, for hooks that send mail (space-wall-alert). */
+	if (mail_to[0])
+		r |= add_env(j, &n, "UAEVENTS_MAILTO", mail_to);
 	if (ev) {
 		snprintf(buf, sizeof(buf), "%016" PRIx64, uae_event_get_instance(ev));
 		r |= add_env(j, &n, "UAEVENTS_INSTANCE", buf);
@@ -348,7 +354,7 @@ void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 			identity = true;
 		}
 		j = calloc(1, sizeof(*j));
-		if (!j || build_env(j, &e) < 0) {
+		if (!j || build_env(j, &e, h->mail_to) < 0) {
 			if (j)
 				free_job(j);
 			continue;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "rescan.h"
 #include "state.h"
 #include "stale.h"
+#include "sysfs.h"
 
 #define SLOTS 64
 
@@ -34,9 +36,13 @@ struct pending {
 	unsigned int reports;		/* events folded into it */
 	sd_event_source *timer;
 	pid_t running;			/* the child doing it, 0 if none */
-	bool again;			/* asked for again while it ran */
-	bool cooling;			/* done; repeats within the window are its echo */
+	bool again;			/* a target reported a change while it ran or cooled */
+	bool cooling;			/* done; the window in which its echoes arrive */
+	bool verify;			/* this run answers reports after a scan */
+	bool waiting;			/* due, but another job runs on its target */
+	bool killed;			/* by its deadline */
 	sd_event_source *child;
+	sd_event_source *deadline;	/* kills the child after rescan_timeout_s */
 };
 
 struct uaed_rescan {
@@ -44,38 +50,6 @@ struct uaed_rescan {
 	const struct uaed_config *cfg;
 	struct pending slot[SLOTS];
 };
-
-int uaed_sysfs_read(const char *hctl, const char *attr, char *buf, size_t size)
-{
-	char path[256];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/class/scsi_device/%s/device/%s", hctl, attr);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
-static int write_sysfs(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, strlen(value)) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
 
 int uaed_rescan_new(struct uaed_rescan **ret, sd_event *loop, const struct uaed_config *cfg)
 {
@@ -96,6 +70,7 @@ void uaed_rescan_free(struct uaed_rescan *r)
 	for (int i = 0; i < SLOTS; i++) {
 		sd_event_source_disable_unref(r->slot[i].timer);
 		sd_event_source_disable_unref(r->slot[i].child);
+		sd_event_source_disable_unref(r->slot[i].deadline);
 	}
 	sd_event_unref(r->loop);
 	free(r);
@@ -105,27 +80,79 @@ void uaed_rescan_free(struct uaed_rescan *r)
  * In the child: scan the target, as "echo 'C T -' > /sys/class/scsi_host/hostH/scan",
  * then look for LUNs it no longer reports.
  */
-static int do_scan_target(const struct uaed_config *cfg, const struct uaed_event *e,
-			  unsigned int reports)
+/*
+ * In the child, for reports that came while a scan ran or in the window after it: they may
+ * be its echo (every LU of the target reports one change, each with its next command) or
+ * a newer change.  One REPORT LUNS tells: a LUN listed that this host lacks needs a scan;
+ * one this host has that is no longer listed, the stale check.  1: a scan is needed.
+ */
+static int verify_target(const struct uaed_config *cfg, const char *target,
+			 const struct uaed_lun *luns, int n, unsigned int reports)
 {
-	static struct uaed_lun before[256];
+	uint64_t *listed = NULL;
+	bool new = false, gone = false;
+	int m = uaed_target_report_luns(luns, n, &listed);
+
+	if (m < 0)
+		return 1;
+	for (int j = 0; j < m && !new; j++) {
+		bool known = false;
+
+		for (int i = 0; i < n && !known; i++)
+			known = luns[i].lun == listed[j];
+		new = !known;
+	}
+	for (int i = 0; i < n && !gone; i++) {
+		bool still = false;
+
+		for (int j = 0; j < m && !still; j++)
+			still = luns[i].lun == listed[j];
+		gone = !still;
+	}
+	free(listed);
+	if (new)
+		return 1;
+	sd_journal_send("MESSAGE=target %s: %u more report(s) of changed LUN inventory after "
+			"its scan; REPORT LUNS lists no LUN this host lacks%s", target, reports,
+			gone ? ", checking the ones it no longer lists" : "", "PRIORITY=%d",
+			LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=scan-verify",
+			"UAEVENTS_TARGET=%s", target, NULL);
+	if (gone)
+		uaed_check_stale(luns, n, cfg->remove_stale);
+	return 0;
+}
+
+static int do_scan_target(const struct uaed_config *cfg, const struct uaed_event *e,
+			  unsigned int reports, bool verify)
+{
+	struct uaed_lun *before = NULL;
 	char path[128], value[64], target[48];
 	int r, n;
 
+	/* Before the scan: each LU pinned by its sysfs directory, with the WWID it has. */
 	snprintf(target, sizeof(target), "%u:%u:%u", e->host, e->channel, e->target);
-	n = uaed_target_luns(target, before, 256);
+	n = uaed_target_luns(target, &before);
+	if (n < 0)
+		sd_journal_print(LOG_WARNING, "uaeventd: cannot list the LUNs of target %s: %s; "
+				 "stale LUNs not checked", target, strerror(-n));
+	if (verify && n > 0 && verify_target(cfg, target, before, n, reports) == 0) {
+		uaed_target_luns_free(before, n);
+		return 0;
+	}
 
 	snprintf(path, sizeof(path), "/sys/class/scsi_host/host%u/scan", e->host);
 	snprintf(value, sizeof(value), "%u %u -", e->channel, e->target);
-	r = write_sysfs(path, value);
+	r = uaed_sysfs_writeat(AT_FDCWD, path, value);
 	sd_journal_send("MESSAGE=scanned target %u:%u:%u after %u report(s) of changed LUN "
 			"inventory%s%s", e->host, e->channel, e->target, reports,
 			r < 0 ? ": " : "", r < 0 ? strerror(-r) : "",
 			"PRIORITY=%d", r < 0 ? LOG_ERR : LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
 			"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%u:%u:%u", e->host,
 			e->channel, e->target, NULL);
-	if (r == 0)
+	if (r == 0 && n > 0)
 		uaed_check_stale(before, n, cfg->remove_stale);
+	if (n >= 0)
+		uaed_target_luns_free(before, n);
 	return r;
 }
 
@@ -160,7 +187,7 @@ static int do_rescan_wwid(const struct uaed_config *cfg, const struct uaed_event
 			    strcmp(wwid, e->wwid))
 				continue;
 			snprintf(path, sizeof(path), "%s/device/rescan", g.gl_pathv[i]);
-			if (write_sysfs(path, "1") == 0)
+			if (uaed_sysfs_writeat(AT_FDCWD, path, "1") == 0)
 				paths++;
 		}
 		globfree(&g);
@@ -175,7 +202,11 @@ static int do_rescan_wwid(const struct uaed_config *cfg, const struct uaed_event
 		if (pid == 0) {
 			char *argv[] = { (char *)cfg->resize_command, (char *)e->wwid, NULL };
 			char *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+			sigset_t none;
 
+			/* Not the daemon's blocked signals: the command may wait for children. */
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
 			execve(cfg->resize_command, argv, envp);
 			_exit(127);
 		}
@@ -200,7 +231,7 @@ static int do_rescan_device(const struct uaed_event *e)
 		if (uaed_sysfs_read(e->hctl, attrs[i], old_id[i], sizeof(old_id[i])) < 0)
 			old_id[i][0] = '\0';
 	snprintf(path, sizeof(path), "/sys/class/scsi_device/%s/device/rescan", e->hctl);
-	write_sysfs(path, "1");
+	uaed_sysfs_writeat(AT_FDCWD, path, "1");
 	for (int i = 0; i < 3; i++)
 		if (uaed_sysfs_read(e->hctl, attrs[i], new_id[i], sizeof(new_id[i])) < 0)
 			new_id[i][0] = '\0';
@@ -214,34 +245,111 @@ static int do_rescan_device(const struct uaed_event *e)
 }
 
 static void run_now(struct pending *p);
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* Targets the job works on: the reporting one; a WWID's paths also by their WWID. */
+static bool conflict(const struct pending *p, const struct pending *q)
+{
+	if (p->e.host == q->e.host && p->e.channel == q->e.channel && p->e.target == q->e.target)
+		return true;
+	return (p->action == RESCAN_WWID || q->action == RESCAN_WWID) && p->e.wwid[0] &&
+	       !strcmp(p->e.wwid, q->e.wwid);
+}
+
+/* Another job runs on one of its targets: one at a time per target, as documented. */
+static bool busy(const struct pending *p)
+{
+	for (int i = 0; i < SLOTS; i++) {
+		const struct pending *q = &p->r->slot[i];
+
+		if (q != p && q->used && q->running && conflict(p, q))
+			return true;
+	}
+	return false;
+}
+
+static void start_waiting(struct uaed_rescan *r)
+{
+	for (int i = 0; i < SLOTS; i++) {
+		struct pending *p = &r->slot[i];
+
+		if (p->used && p->waiting && !busy(p)) {
+			p->waiting = false;
+			run_now(p);
+		}
+	}
+}
 
 static int on_cooled(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct pending *p = userdata;
 
 	p->timer = sd_event_source_disable_unref(p->timer);
+	p->cooling = false;
+	if (p->again) {
+		/* Reports came while it ran or cooled: look once more. */
+		p->again = false;
+		p->verify = true;
+		run_now(p);
+		return 0;
+	}
 	p->used = false;
 	return 0;
+}
+
+static void cool(struct pending *p)
+{
+	int r;
+
+	p->cooling = true;
+	r = sd_event_add_time_relative(p->r->loop, &p->timer, CLOCK_MONOTONIC,
+				       (uint64_t)p->r->cfg->debounce_ms * 1000, 0, on_cooled, p);
+	if (r < 0) {
+		sd_journal_print(LOG_ERR, "uaeventd: %s: cannot arm a timer: %s; reports of it "
+				 "are taken as new from now on", p->key, strerror(-r));
+		p->used = false;
+	}
 }
 
 static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 {
 	struct pending *p = userdata;
+	bool timed_out = p->killed;
 
 	p->child = sd_event_source_disable_unref(p->child);
+	p->deadline = sd_event_source_disable_unref(p->deadline);
 	p->running = 0;
-	if (p->again) {
-		p->again = false;
-		run_now(p);
-		return 0;
-	}
+	if (si->si_code != CLD_EXITED || si->si_status != 0)
+		sd_journal_send("MESSAGE=%s failed: %s %d%s", p->key,
+				si->si_code == CLD_EXITED ? "exit status" : "killed by signal",
+				si->si_status, timed_out ? " (timed out)" : "",
+				"PRIORITY=%d", LOG_ERR, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=rescan-failed", "UAEVENTS_JOB=%s", p->key,
+				"UAEVENTS_EXIT=%d", si->si_code == CLD_EXITED ? si->si_status :
+				128 + si->si_status, NULL);
 	/*
 	 * A rescan makes the other paths report the same change (their next command gets
-	 * the UA): those reports, within one window, are this rescan's echo, not new work.
+	 * the UA): those reports, within one window, are its echo.  A target scan's are
+	 * checked once after the window (verify_target): a newer change may hide among them.
 	 */
-	p->cooling = true;
-	sd_event_add_time_relative(p->r->loop, &p->timer, CLOCK_MONOTONIC,
-				   (uint64_t)p->r->cfg->debounce_ms * 1000, 0, on_cooled, p);
+	cool(p);
+	start_waiting(p->r);
+	return 0;
+}
+
+/* Past rescan_timeout_s: kill the job's process group (its resize command too). */
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct pending *p = userdata;
+
+	if (p->running) {
+		sd_journal_send("MESSAGE=%s still running after %u s: killed", p->key,
+				p->r->cfg->rescan_timeout_s, "PRIORITY=%d", LOG_ERR,
+				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=rescan-timeout",
+				"UAEVENTS_JOB=%s", p->key, NULL);
+		kill(-p->running, SIGKILL);
+		p->killed = true;
+	}
 	return 0;
 }
 
@@ -249,7 +357,7 @@ static int run_action(struct pending *p)
 {
 	switch (p->action) {
 	case SCAN_TARGET:
-		return do_scan_target(p->r->cfg, &p->e, p->reports);
+		return do_scan_target(p->r->cfg, &p->e, p->reports, p->verify);
 	case RESCAN_WWID:
 		return do_rescan_wwid(p->r->cfg, &p->e);
 	case RESCAN_DEVICE:
@@ -258,13 +366,33 @@ static int run_action(struct pending *p)
 	return -EINVAL;
 }
 
+/* Start it later: a failed fork or event source must not lose the work or its slot. */
+static void retry(struct pending *p, const char *what, int err)
+{
+	sd_journal_print(LOG_ERR, "uaeventd: %s: %s: %s; retrying in %u ms", p->key, what,
+			 strerror(err), p->r->cfg->debounce_ms);
+	if (sd_event_add_time_relative(p->r->loop, &p->timer, CLOCK_MONOTONIC,
+				       (uint64_t)p->r->cfg->debounce_ms * 1000 + 1000, 0,
+				       on_timer, p) < 0) {
+		sd_journal_print(LOG_ERR, "uaeventd: %s dropped: no timer either", p->key);
+		p->used = false;
+	}
+}
+
 static void run_now(struct pending *p)
 {
-	pid_t pid = fork();
+	pid_t pid;
+	int r;
 
+	if (busy(p)) {
+		p->waiting = true;
+		return;
+	}
+	pid = fork();
 	if (pid == 0) {
-		int r = run_action(p);
-
+		/* Its own process group, so that a timeout kills what it started too. */
+		setpgid(0, 0);
+		r = run_action(p);
 		/*
 		 * journald learns an entry's unit (journalctl -u uaeventd) from the sender's
 		 * /proc entry: exit only once what this child logged is stored.
@@ -273,12 +401,28 @@ static void run_now(struct pending *p)
 		_exit(r < 0);
 	}
 	if (pid < 0) {
-		p->used = false;
+		retry(p, "cannot fork", errno);
+		return;
+	}
+	setpgid(pid, pid);	/* also here: the deadline may fire before the child runs */
+	r = sd_event_add_child(p->r->loop, &p->child, pid, WEXITED, on_child, p);
+	if (r < 0) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		retry(p, "cannot watch its child", -r);
 		return;
 	}
 	p->running = pid;
 	p->reports = 0;
-	sd_event_add_child(p->r->loop, &p->child, pid, WEXITED, on_child, p);
+	p->verify = false;
+	p->killed = false;
+	r = sd_event_add_time_relative(p->r->loop, &p->deadline, CLOCK_MONOTONIC,
+				       (uint64_t)p->r->cfg->rescan_timeout_s * 1000000, 0,
+				       on_deadline, p);
+	if (r < 0)
+		sd_journal_print(LOG_ERR, "uaeventd: %s: cannot arm its timeout: %s", p->key,
+				 strerror(-r));
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -286,10 +430,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	struct pending *p = userdata;
 
 	p->timer = sd_event_source_disable_unref(p->timer);
-	if (p->running)
-		p->again = true;	/* never two at once on one target */
-	else
-		run_now(p);
+	run_now(p);
 	return 0;
 }
 
@@ -305,11 +446,14 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 			free_slot = &r->slot[i];
 	}
 	/*
-	 * Due within the window, running, or just done: either way the work that answers
-	 * this report is under way (a scan or rescan reads the state as it is when it runs).
+	 * Due within the window: the work that answers this report is ahead (a scan or
+	 * rescan reads the state as it is when it runs).  Running or just done: a target scan
+	 * is checked once more after its window; a path rescan's echo is not new work.
 	 */
 	if (p) {
 		p->reports++;
+		if (action == SCAN_TARGET && (p->running || p->cooling))
+			p->again = true;
 		return;
 	}
 	if (!free_slot) {
@@ -325,8 +469,9 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 	p->e = *e;
 	p->e.ev = NULL;
 	snprintf(p->key, sizeof(p->key), "%s", key);
-	sd_event_add_time_relative(r->loop, &p->timer, CLOCK_MONOTONIC,
-				   (uint64_t)r->cfg->debounce_ms * 1000, 0, on_timer, p);
+	if (sd_event_add_time_relative(r->loop, &p->timer, CLOCK_MONOTONIC,
+				       (uint64_t)r->cfg->debounce_ms * 1000, 0, on_timer, p) < 0)
+		run_now(p);	/* no window then, but no report lost either */
 }
 
 void uaed_rescan_event(struct uaed_rescan *r, const struct uaed_event *e)

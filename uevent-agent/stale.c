@@ -1,26 +1,57 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * uaeventd: after a target scan, the LUNs that the target no longer reports (REPORT LUNS,
- * through libsgutils2), logged, and removed under the "remove" policy when nothing uses
- * them and the LU at that address is still the one it was.
+ * through libsgutils2), logged, and removed under the "remove" policy only while this
+ * process holds the LU and has found nothing else using it.
+ *
+ * The hold is an exclusive open (O_EXCL) of the disk and every partition, and of the sg
+ * device.  The kernel refuses it while anything has claimed the device, whether or not
+ * this process can see the claim: a mount in any mount namespace, a swap area, a btrfs,
+ * ZFS, md, DRBD or device-mapper member, a LIO backstore.  Once held, nothing else can
+ * claim it until the delete.  Plain opens are not claims: those are looked for in every
+ * process's open files (a process whose files cannot be read keeps the LU) and in the
+ * loop devices' backing files.  Every check and the delete go through the directory fd
+ * taken before the scan: a device re-added at the same address is never the one deleted.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <syslog.h>
 #include <unistd.h>
 
+#include <libmount/libmount.h>
+#include <libudev.h>
 #include <scsi/sg_cmds_basic.h>
+#include <scsi/sg_unaligned.h>
 #include <systemd/sd-journal.h>
 
 #include "stale.h"
+#include "sysfs.h"
 
-#define MAX_LUNS 512
+/* As many LUNs as the kernel's own scan takes by default (scsi_mod.max_report_luns). */
+#define MAX_REPORT 16383
+/* Device nodes of one LU: the disk, its partitions, sg, bsg... */
+#define MAX_NODES 64
+
+struct node {
+	char rel[96];		/* "block/sdc/sdc1", relative to the LU's directory */
+	dev_t dev;
+	bool blk;
+	int fd;			/* held, or -1 */
+};
+
+struct lu_nodes {
+	struct node n[MAX_NODES];
+	int count;
+	bool overflow;
+};
 
 /* The kernel's scsilun_to_int(): the 8-byte LUN as Linux numbers it. */
 static uint64_t lun_to_int(const uint8_t *b)
@@ -28,212 +59,551 @@ static uint64_t lun_to_int(const uint8_t *b)
 	uint64_t lun = 0;
 
 	for (int i = 0; i < 8; i += 2)
-		lun |= (uint64_t)((b[i] << 8) | b[i + 1]) << (i * 8);
+		lun |= (uint64_t)sg_get_unaligned_be16(b + i) << (i * 8);
 	return lun;
 }
 
-int uaed_target_luns(const char *target, struct uaed_lun *luns, int max)
+int uaed_target_luns(const char *target, struct uaed_lun **ret)
 {
-	char pattern[96];
-	glob_t g;
-	int n = 0;
+	struct udev *udev = udev_new();
+	struct udev_enumerate *en = udev ? udev_enumerate_new(udev) : NULL;
+	struct udev_list_entry *le;
+	struct uaed_lun *luns = NULL;
+	char sysname[64];
+	int n = 0, r = -ENOMEM;
 
-	snprintf(pattern, sizeof(pattern), "/sys/class/scsi_device/%s:*", target);
-	if (glob(pattern, 0, NULL, &g) != 0)
-		return 0;
-	for (size_t i = 0; i < g.gl_pathc && n < max; i++) {
-		const char *hctl = strrchr(g.gl_pathv[i], '/') + 1;
+	snprintf(sysname, sizeof(sysname), "%s:*", target);
+	if (en) {
+		r = udev_enumerate_add_match_subsystem(en, "scsi");
+		if (r >= 0)
+			r = udev_enumerate_add_match_sysname(en, sysname);
+		if (r >= 0)
+			r = udev_enumerate_scan_devices(en);
+	}
+	udev_list_entry_foreach(le, r >= 0 ? udev_enumerate_get_list_entry(en) : NULL) {
+		const char *syspath = udev_list_entry_get_name(le);
+		struct uaed_lun *l, *grown = realloc(luns, (n + 1) * sizeof(*luns));
 
-		snprintf(luns[n].hctl, sizeof(luns[n].hctl), "%s", hctl);
-		luns[n].lun = strtoull(strrchr(hctl, ':') + 1, NULL, 10);
-		if (uaed_sysfs_read(hctl, "wwid", luns[n].wwid, sizeof(luns[n].wwid)) < 0)
-			luns[n].wwid[0] = '\0';
+		if (!grown) {
+			r = -ENOMEM;
+			break;
+		}
+		luns = grown;
+		l = &luns[n];
+		l->dirfd = open(syspath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (l->dirfd < 0)
+			continue;	/* removed meanwhile */
+		snprintf(l->hctl, sizeof(l->hctl), "%s", strrchr(syspath, '/') + 1);
+		l->lun = strtoull(strrchr(l->hctl, ':') + 1, NULL, 10);
+		if (uaed_sysfs_readat(l->dirfd, "wwid", l->wwid, sizeof(l->wwid)) < 0)
+			l->wwid[0] = '\0';
 		n++;
 	}
-	globfree(&g);
+	udev_enumerate_unref(en);
+	udev_unref(udev);
+	if (r < 0) {
+		uaed_target_luns_free(luns, n);
+		return r;
+	}
+	*ret = luns;
 	return n;
 }
 
-/* REPORT LUNS through the sg device of one LU of the target. */
-static int report_luns(const struct uaed_lun *via, uint64_t *out, int max)
+void uaed_target_luns_free(struct uaed_lun *luns, int n)
 {
-	static uint8_t resp[8 + 8 * MAX_LUNS];
-	char pattern[128], dev[64];
-	uint32_t len;
-	glob_t g;
-	int fd, r, n = 0;
+	for (int i = 0; i < n; i++)
+		close(luns[i].dirfd);
+	free(luns);
+}
 
-	snprintf(pattern, sizeof(pattern), "/sys/class/scsi_device/%s/device/scsi_generic/sg*",
-		 via->hctl);
-	if (glob(pattern, 0, NULL, &g) != 0)
-		return -ENODEV;
-	snprintf(dev, sizeof(dev), "/dev/%s", strrchr(g.gl_pathv[0], '/') + 1);
-	globfree(&g);
-	fd = open(dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+/* Every device node below the LU's directory ("dev" attributes), three levels deep. */
+static void walk(int dirfd, const char *rel, int depth, struct lu_nodes *ln)
+{
+	char path[96], attr[112], buf[32];
+	unsigned int ma, mi;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	fd = openat(dirfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		/* Real directories only: the links lead to parents, drivers, holders. */
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' || !strcmp(de->d_name, "power"))
+			continue;
+		if (snprintf(path, sizeof(path), "%s%s%s", rel, rel[0] ? "/" : "",
+			     de->d_name) >= (int)sizeof(path))
+			continue;
+		snprintf(attr, sizeof(attr), "%s/dev", path);
+		if (uaed_sysfs_readat(dirfd, attr, buf, sizeof(buf)) == 0 &&
+		    sscanf(buf, "%u:%u", &ma, &mi) == 2) {
+			struct node *nd = &ln->n[ln->count];
+
+			if (ln->count == MAX_NODES) {
+				ln->overflow = true;
+				break;
+			}
+			snprintf(nd->rel, sizeof(nd->rel), "%s", path);
+			nd->dev = makedev(ma, mi);
+			nd->blk = !strncmp(path, "block/", 6);
+			nd->fd = -1;
+			ln->count++;
+		}
+		if (depth > 1)
+			walk(dirfd, path, depth - 1, ln);
+	}
+	closedir(d);
+}
+
+static const char *node_name(const struct node *nd)
+{
+	return strrchr(nd->rel, '/') + 1;
+}
+
+static bool is_sg(const struct node *nd)
+{
+	return !strncmp(nd->rel, "scsi_generic/", 13);
+}
+
+/* Open the node of @nd through /dev, and only if it is that very device. */
+static int open_node(const struct node *nd, int flags)
+{
+	struct stat st;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/%s/%u:%u", nd->blk ? "block" : "char",
+		 major(nd->dev), minor(nd->dev));
+	fd = open(path, flags | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT) {	/* no udev: devtmpfs names only */
+		snprintf(path, sizeof(path), "/dev/%s", node_name(nd));
+		fd = open(path, flags | O_CLOEXEC | O_NONBLOCK);
+	}
 	if (fd < 0)
 		return -errno;
-	r = sg_ll_report_luns(fd, 0, resp, sizeof(resp), false, 0);
-	close(fd);
-	if (r != 0)
-		return -EIO;
-	len = (uint32_t)resp[0] << 24 | resp[1] << 16 | resp[2] << 8 | resp[3];
-	for (uint32_t off = 8; off + 8 <= 8 + len && off + 8 <= sizeof(resp) && n < max; off += 8)
-		out[n++] = lun_to_int(resp + off);
-	return n;
+	if (fstat(fd, &st) < 0 || st.st_rdev != nd->dev ||
+	    (nd->blk ? !S_ISBLK(st.st_mode) : !S_ISCHR(st.st_mode))) {
+		close(fd);
+		return -ENXIO;
+	}
+	return fd;
 }
 
-/* "sdc" for an LU, or "" if it has no block device. */
-static void block_name(const char *hctl, char *buf, size_t size)
+/* The first entry of directory @rel below @dirfd ("holders/dm-3"), if any. */
+static bool first_entry(int dirfd, const char *rel, char *name, size_t size)
 {
-	char pattern[128];
-	glob_t g;
+	int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
 
-	buf[0] = '\0';
-	snprintf(pattern, sizeof(pattern), "/sys/class/scsi_device/%s/device/block/*", hctl);
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		snprintf(buf, size, "%s", strrchr(g.gl_pathv[0], '/') + 1);
-		globfree(&g);
+	if (fd < 0)
+		return false;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return false;
 	}
-}
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] != '.') {
+			size_t len = strnlen(de->d_name, size - 1);
 
-/* A process with @disk or one of its partitions open: its pid, else 0. */
-static pid_t opener(const char *disk)
-{
-	char dev[64], link[256];
-	glob_t g;
-	pid_t pid = 0;
-	size_t len = strlen(disk);
-
-	snprintf(dev, sizeof(dev), "/dev/%s", disk);
-	if (glob("/proc/[0-9]*/fd/*", GLOB_NOSORT, NULL, &g) != 0)
-		return 0;
-	for (size_t i = 0; i < g.gl_pathc && !pid; i++) {
-		ssize_t n = readlink(g.gl_pathv[i], link, sizeof(link) - 1);
-
-		if (n <= 0)
-			continue;
-		link[n] = '\0';
-		/* "/dev/sdc" or a partition, "/dev/sdc1"; not "/dev/sdca". */
-		if (!strncmp(link, dev, len + 5) &&
-		    (link[len + 5] == '\0' || (link[len + 5] >= '0' && link[len + 5] <= '9')))
-			pid = (pid_t)strtol(g.gl_pathv[i] + strlen("/proc/"), NULL, 10);
-	}
-	globfree(&g);
-	return pid;
-}
-
-/*
- * Why @disk must stay: held by another block device (dm, md), mounted, or open in a
- * process; NULL if nothing uses it.
- */
-static const char *in_use(const char *disk)
-{
-	static char why[64];
-	pid_t pid;
-	char pattern[160], line[1024], devs[16][16];
-	int ndev = 0;
-	glob_t g;
-	FILE *f;
-
-	/* The disk and its partitions: their holders, and their major:minor. */
-	snprintf(pattern, sizeof(pattern), "/sys/block/%s/holders/*", disk);
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		globfree(&g);
-		return "held by another block device";
-	}
-	snprintf(pattern, sizeof(pattern), "/sys/block/%s/%s*/holders/*", disk, disk);
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		globfree(&g);
-		return "a partition is held by another block device";
-	}
-	snprintf(pattern, sizeof(pattern), "/sys/block/%s/dev", disk);
-	snprintf(line, sizeof(line), "/sys/block/%s/%s*/dev", disk, disk);
-	for (int k = 0; k < 2; k++) {
-		if (glob(k ? line : pattern, 0, NULL, &g) != 0)
-			continue;
-		for (size_t i = 0; i < g.gl_pathc && ndev < 16; i++) {
-			FILE *d = fopen(g.gl_pathv[i], "re");
-
-			if (d && fscanf(d, "%15s", devs[ndev]) == 1)
-				ndev++;
-			if (d)
-				fclose(d);
+			memcpy(name, de->d_name, len);
+			name[len] = '\0';
+			found = true;
 		}
-		globfree(&g);
 	}
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return "cannot read the mount table";
-	while (fgets(line, sizeof(line), f)) {
-		char majmin[32];
+	closedir(d);
+	return found;
+}
 
-		if (sscanf(line, "%*s %*s %31s", majmin) != 1)
-			continue;
-		for (int i = 0; i < ndev; i++) {
-			if (!strcmp(majmin, devs[i])) {
-				fclose(f);
-				return "mounted";
+static bool same_blk(const char *path, dev_t dev)
+{
+	struct stat st;
+
+	return path && stat(path, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev;
+}
+
+/* Why the kernel refused to let this process claim block device @nd (EBUSY). */
+static void why_claimed(int dirfd, const struct node *nd, char *why, size_t size)
+{
+	struct libmnt_table *tb;
+	struct libmnt_iter *it;
+	struct libmnt_fs *fs;
+	char rel[128], name[64];
+
+	snprintf(rel, sizeof(rel), "%s/holders", nd->rel);
+	if (first_entry(dirfd, rel, name, sizeof(name))) {
+		snprintf(why, size, "held by %s (%s)", name, node_name(nd));
+		return;
+	}
+	snprintf(why, size, "claimed by the kernel: mounted in another mount namespace, or a "
+		 "btrfs, ZFS, md, DRBD or LIO member (%s)", node_name(nd));
+	tb = mnt_new_table();
+	it = mnt_new_iter(MNT_ITER_FORWARD);
+	if (tb && it && mnt_table_parse_swaps(tb, NULL) == 0) {
+		while (mnt_table_next_fs(tb, it, &fs) == 0) {
+			if (same_blk(mnt_fs_get_srcpath(fs), nd->dev)) {
+				snprintf(why, size, "an active swap area (%s)", node_name(nd));
+				goto out;
 			}
 		}
 	}
-	fclose(f);
-	pid = opener(disk);
-	if (pid) {
-		snprintf(why, sizeof(why), "open in process %d", (int)pid);
+	mnt_unref_table(tb);
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	fs = tb ? mnt_table_find_devno(tb, nd->dev, MNT_ITER_FORWARD) : NULL;
+	if (fs)
+		snprintf(why, size, "mounted on %s (%s)", mnt_fs_get_target(fs), node_name(nd));
+out:
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+}
+
+static bool in_nodes(const struct lu_nodes *ln, const struct stat *st)
+{
+	for (int i = 0; i < ln->count; i++)
+		if (ln->n[i].dev == st->st_rdev &&
+		    (ln->n[i].blk ? S_ISBLK(st->st_mode) : S_ISCHR(st->st_mode)))
+			return true;
+	return false;
+}
+
+/* A loop device whose backing file is one of the LU's block devices. */
+static bool loop_user(const struct lu_nodes *ln, char *why, size_t size)
+{
+	char path[300], backing[4096];
+	struct dirent *de;
+	bool found = false;
+	struct stat st;
+	DIR *d = opendir("/sys/block");
+
+	while (d && !found && (de = readdir(d))) {
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", de->d_name);
+		if (uaed_sysfs_readat(AT_FDCWD, path, backing, sizeof(backing)) < 0 ||
+		    stat(backing, &st) < 0 || !in_nodes(ln, &st))
+			continue;
+		snprintf(why, size, "the backing file of %.32s", de->d_name);
+		found = true;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void comm_of(int procfd, const char *pid, char *comm, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s/comm", pid);
+	if (uaed_sysfs_readat(procfd, path, comm, size) < 0)
+		snprintf(comm, size, "?");
+}
+
+/*
+ * A process other than this one with one of the LU's device nodes open.  A process whose
+ * open files cannot be read counts as one: nothing proves that it does not.
+ */
+static bool process_user(const struct lu_nodes *ln, char *why, size_t size)
+{
+	DIR *proc = opendir("/proc");
+	long self = (long)getpid();
+	struct dirent *de;
+	bool found = false;
+	char path[64], comm[32];
+
+	if (!proc) {
+		snprintf(why, size, "cannot read /proc: %s", strerror(errno));
+		return true;
+	}
+	while (!found && (de = readdir(proc))) {
+		struct dirent *f;
+		struct stat st;
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		DIR *fds;
+		int fdd;
+
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof(path), "%ld/fd", pid);
+		fdd = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fdd < 0 && errno == ENOENT)
+			continue;	/* exited */
+		if (fdd < 0 || !(fds = fdopendir(fdd))) {
+			int err = errno;
+
+			if (fdd >= 0)
+				close(fdd);
+			comm_of(dirfd(proc), de->d_name, comm, sizeof(comm));
+			snprintf(why, size, "cannot see the open files of process %ld (%s): %s",
+				 pid, comm, strerror(err));
+			found = true;
+			break;
+		}
+		while (!found && (f = readdir(fds))) {
+			if (f->d_name[0] == '.' || fstatat(fdd, f->d_name, &st, 0) < 0 ||
+			    !in_nodes(ln, &st))
+				continue;
+			comm_of(dirfd(proc), de->d_name, comm, sizeof(comm));
+			snprintf(why, size, "open in process %ld (%s)", pid, comm);
+			found = true;
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	return found;
+}
+
+static void release(struct lu_nodes *ln)
+{
+	for (int i = 0; i < ln->count; i++) {
+		if (ln->n[i].fd >= 0)
+			close(ln->n[i].fd);
+		ln->n[i].fd = -1;
+	}
+}
+
+/*
+ * Take the LU: every block node exclusively, the sg node exclusively, the whole disk's
+ * BSD lock (systemd's convention for "a tool is working on this disk", udev included).
+ * NULL when held and nothing else uses it; else why not (and nothing is held).
+ */
+static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, char *why, size_t size)
+{
+	char wwid[128], held[MAX_NODES][96];
+	int nheld;
+
+	memset(ln, 0, sizeof(*ln));
+	walk(l->dirfd, "", 3, ln);
+	if (ln->overflow) {
+		snprintf(why, size, "more than %d device nodes", MAX_NODES);
+		return why;
+	}
+	for (int i = 0; i < ln->count; i++) {
+		struct node *nd = &ln->n[i];
+		int fd;
+
+		if (!nd->blk && !is_sg(nd))
+			continue;	/* tape and others: opening one has side effects */
+		fd = open_node(nd, nd->blk ? O_RDONLY | O_EXCL : O_RDWR | O_EXCL);
+		if (fd == -EBUSY && nd->blk)
+			why_claimed(l->dirfd, nd, why, size);
+		else if (fd == -EBUSY)
+			snprintf(why, size, "open (%s)", node_name(nd));
+		else if (fd < 0)
+			snprintf(why, size, "cannot hold %s: %s", node_name(nd), strerror(-fd));
+		if (fd < 0)
+			goto fail;
+		nd->fd = fd;
+		if (nd->blk && !strchr(nd->rel + 6, '/') && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			snprintf(why, size, "locked by another program (%s)", node_name(nd));
+			goto fail;
+		}
+	}
+	for (int i = 0; i < ln->count; i++) {
+		char rel[128], name[64];
+
+		snprintf(rel, sizeof(rel), "%s/holders", ln->n[i].rel);
+		if (ln->n[i].blk && first_entry(l->dirfd, rel, name, sizeof(name))) {
+			snprintf(why, size, "held by %s (%s)", name, node_name(&ln->n[i]));
+			goto fail;
+		}
+	}
+	if (loop_user(ln, why, size) || process_user(ln, why, size))
+		goto fail;
+	/* Held: still the LU it was, and no node appeared that is not held. */
+	if (uaed_sysfs_readat(l->dirfd, "wwid", wwid, sizeof(wwid)) < 0)
+		wwid[0] = '\0';
+	if (strcmp(wwid, l->wwid)) {
+		snprintf(why, size, "not the LU it was: WWID '%s', was '%s'", wwid, l->wwid);
+		goto fail;
+	}
+	nheld = ln->count;
+	for (int i = 0; i < nheld; i++)
+		snprintf(held[i], sizeof(held[i]), "%s", ln->n[i].rel);
+	{
+		struct lu_nodes now = { .count = 0 };
+
+		walk(l->dirfd, "", 3, &now);
+		for (int i = 0; i < now.count; i++) {
+			bool known = false;
+
+			for (int j = 0; j < nheld && !known; j++)
+				known = !strcmp(now.n[i].rel, held[j]);
+			if (!known) {
+				snprintf(why, size, "%s appeared while it was checked",
+					 node_name(&now.n[i]));
+				goto fail;
+			}
+		}
+	}
+	return NULL;
+fail:
+	release(ln);
+	return why;
+}
+
+/* REPORT LUNS through the sg device of @via, the whole list; the count, or -errno. */
+static int report_luns(const struct uaed_lun *via, uint64_t **out)
+{
+	struct lu_nodes ln = { .count = 0 };
+	uint32_t alloc = 8 + 8 * 512, len = 0;
+	uint8_t *resp = NULL;
+	int fd = -ENODEV, r;
+
+	walk(via->dirfd, "", 2, &ln);
+	for (int i = 0; i < ln.count && fd == -ENODEV; i++)
+		if (is_sg(&ln.n[i]))
+			fd = open_node(&ln.n[i], O_RDWR);
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		uint8_t *grown = realloc(resp, alloc);
+
+		r = -ENOMEM;
+		if (!grown)
+			break;
+		resp = grown;
+		memset(resp, 0, alloc);
+		r = sg_ll_report_luns(fd, 0, resp, (int)alloc, false, 0) ? -EIO : 0;
+		if (r < 0)
+			break;
+		len = sg_get_unaligned_be32(resp);
+		/* Longer than asked for: ask again for all of it. */
+		if (len % 8 || len / 8 > MAX_REPORT || len + 8 <= alloc)
+			break;
+		alloc = len + 8;
+	}
+	close(fd);
+	if (r == 0 && len % 8)
+		r = -EBADMSG;
+	else if (r == 0 && len / 8 > MAX_REPORT)
+		r = -E2BIG;
+	if (r == 0) {
+		*out = calloc(len / 8 + 1, sizeof(**out));
+		r = *out ? (int)(len / 8) : -ENOMEM;
+		for (int i = 0; i < r; i++)
+			(*out)[i] = lun_to_int(resp + 8 + 8 * i);
+	}
+	free(resp);
+	return r;
+}
+
+enum outcome { LOGGED, KEPT, REMOVED, FAILED };
+
+static void log_stale(const struct uaed_lun *l, const char *disk, enum outcome o,
+		      const char *why)
+{
+	static const char *const field[] = { "logged", "kept", "removed", "failed" };
+	static const char *const text[] = { "", "; kept: ", "; removed",
+					    "; removing it failed: " };
+	static const int priority[] = { LOG_WARNING, LOG_WARNING, LOG_NOTICE, LOG_ERR };
+
+	sd_journal_send("MESSAGE=LUN %s (%s, %s) is no longer reported by its target%s%s",
+			l->hctl, disk[0] ? disk : "no block device",
+			l->wwid[0] ? l->wwid : "no WWID", text[o], why ? why : "",
+			"PRIORITY=%d", priority[o], "SYSLOG_IDENTIFIER=uaeventd",
+			"UAEVENTS_ACTION=stale-lun", "UAEVENTS_HCTL=%s", l->hctl,
+			"UAEVENTS_WWID=%s", l->wwid, "UAEVENTS_STALE=%s", field[o],
+			"UAEVENTS_REASON=%s", why ? why : "", NULL);
+}
+
+static void handle_stale(const struct uaed_lun *l, bool remove_stale)
+{
+	struct lu_nodes *ln;
+	char disk[32] = "", why[256];
+	const char *kept;
+	int r;
+
+	if (!first_entry(l->dirfd, "block", disk, sizeof(disk)))
+		disk[0] = '\0';
+	if (!remove_stale) {
+		log_stale(l, disk, LOGGED, NULL);
+		return;
+	}
+	ln = malloc(sizeof(*ln));
+	kept = ln ? hold(l, ln, why, sizeof(why)) : "out of memory";
+	if (kept) {
+		log_stale(l, disk, KEPT, kept);
+		free(ln);
+		return;
+	}
+	/* Through the directory of the LU that was checked, while it is held. */
+	r = uaed_sysfs_writeat(l->dirfd, "delete", "1");
+	release(ln);
+	free(ln);
+	if (r < 0)
+		log_stale(l, disk, FAILED, strerror(-r));
+	else
+		log_stale(l, disk, REMOVED, NULL);
+}
+
+/* An answer that would make LUs stale on its own say-so only if it is plausible. */
+static const char *implausible(const uint64_t *reported, int n, const struct uaed_lun *before,
+			       int n_before, char *why, size_t size)
+{
+	int known = 0;
+
+	if (n == 0)
+		return "it lists no LUN at all (arrays do so briefly while they reconfigure)";
+	for (int i = 0; i < n_before; i++)
+		for (int j = 0; j < n; j++)
+			if (reported[j] == before[i].lun) {
+				known++;
+				break;
+			}
+	if (known == 0 && n_before > 0) {
+		snprintf(why, size, "it lists %d LUN(s), none of the %d this host knows on the "
+			 "target", n, n_before);
 		return why;
 	}
 	return NULL;
 }
 
-static void handle_stale(const struct uaed_lun *l, bool remove_stale)
+int uaed_target_report_luns(const struct uaed_lun *luns, int n_luns, uint64_t **reported)
 {
-	char disk[32], wwid_now[128], path[160];
-	const char *why = NULL;
-	int fd;
+	int n = -ENODEV;
 
-	block_name(l->hctl, disk, sizeof(disk));
-	if (remove_stale) {
-		if (uaed_sysfs_read(l->hctl, "wwid", wwid_now, sizeof(wwid_now)) < 0 ||
-		    strcmp(wwid_now, l->wwid))
-			why = "the LU at that address is not the one it was";
-		else if (disk[0])
-			why = in_use(disk);
-	}
-	if (!remove_stale || why) {
-		sd_journal_send("MESSAGE=LUN %s (%s, %s) is no longer reported by its target%s%s",
-				l->hctl, disk[0] ? disk : "no block device",
-				l->wwid[0] ? l->wwid : "no WWID", why ? "; kept: " : "",
-				why ? why : "", "PRIORITY=%d", LOG_WARNING,
-				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=stale-lun",
-				"UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_WWID=%s", l->wwid,
-				"UAEVENTS_STALE=%s", why ? "kept" : "logged", NULL);
-		return;
-	}
-	snprintf(path, sizeof(path), "/sys/class/scsi_device/%s/device/delete", l->hctl);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "1", 1) != 1)
-		why = strerror(errno);
-	if (fd >= 0)
-		close(fd);
-	sd_journal_send("MESSAGE=LUN %s (%s, %s) is no longer reported by its target; %s%s",
-			l->hctl, disk[0] ? disk : "no block device", l->wwid,
-			why ? "removing it failed: " : "removed", why ? why : "",
-			"PRIORITY=%d", why ? LOG_ERR : LOG_NOTICE, "SYSLOG_IDENTIFIER=uaeventd",
-			"UAEVENTS_ACTION=stale-lun", "UAEVENTS_HCTL=%s", l->hctl,
-			"UAEVENTS_WWID=%s", l->wwid, "UAEVENTS_STALE=%s", why ? "failed" : "removed",
-			NULL);
+	/* Ask any LU of the target that is still there. */
+	for (int i = 0; i < n_luns && n < 0; i++)
+		n = report_luns(&luns[i], reported);
+	return n;
 }
 
 void uaed_check_stale(const struct uaed_lun *before, int n_before, bool remove_stale)
 {
-	static uint64_t reported[MAX_LUNS];
-	int n = -ENODEV;
+	uint64_t *reported = NULL;
+	const char *bad;
+	char why[160];
+	int n;
 
-	/* Ask any LU of the target that is still there. */
-	for (int i = 0; i < n_before && n < 0; i++)
-		n = report_luns(&before[i], reported, MAX_LUNS);
+	if (n_before == 0)
+		return;
+	n = uaed_target_report_luns(before, n_before, &reported);
 	if (n < 0) {
-		sd_journal_print(LOG_WARNING, "uaeventd: REPORT LUNS failed; stale LUNs not checked");
+		sd_journal_send("MESSAGE=REPORT LUNS failed on target %.*s: %s; stale LUNs not "
+				"checked", (int)(strrchr(before[0].hctl, ':') - before[0].hctl),
+				before[0].hctl, strerror(-n), "PRIORITY=%d", LOG_WARNING,
+				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=stale-check",
+				NULL);
+		return;
+	}
+	bad = implausible(reported, n, before, n_before, why, sizeof(why));
+	if (bad) {
+		sd_journal_send("MESSAGE=REPORT LUNS answer of target %.*s not trusted: %s; "
+				"no LUN treated as stale", (int)(strrchr(before[0].hctl, ':') -
+				before[0].hctl), before[0].hctl, bad, "PRIORITY=%d", LOG_WARNING,
+				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=stale-check",
+				"UAEVENTS_REASON=%s", bad, NULL);
+		free(reported);
 		return;
 	}
 	for (int i = 0; i < n_before; i++) {
@@ -244,4 +614,5 @@ void uaed_check_stale(const struct uaed_lun *before, int n_before, bool remove_s
 		if (!found)
 			handle_stale(&before[i], remove_stale);
 	}
+	free(reported);
 }

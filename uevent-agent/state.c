@@ -139,6 +139,14 @@ uint64_t uaed_journal_last_seq(uint64_t instance)
 	snprintf(match, sizeof(match), "UAEVENTS_INSTANCE=%016" PRIx64, instance);
 	sd_journal_add_match(j, match, 0);
 	sd_journal_add_match(j, "SYSLOG_IDENTIFIER=uaeventd", 0);
+	/*
+	 * Any local user can log UAEVENTS_SEQ=<huge> under the public instance id; only
+	 * journald's own fields are trusted.  _UID comes from the socket's credentials, so it
+	 * is there even for the last entries of an instance that was killed (_SYSTEMD_UNIT is
+	 * read from /proc and may be missing for those).
+	 */
+	snprintf(match, sizeof(match), "_UID=%u", (unsigned int)getuid());
+	sd_journal_add_match(j, match, 0);
 	/* Entries of one instance are logged in sequence order: the newest holds the highest. */
 	if (sd_journal_seek_tail(j) >= 0 && sd_journal_previous(j) > 0 &&
 	    sd_journal_get_data(j, "UAEVENTS_SEQ", &data, &len) >= 0) {

@@ -26,10 +26,12 @@
 #include "libuaevents.h"
 #include "config.h"
 #include "event.h"
+#include "handoff.h"
 #include "hooks.h"
 #include "message_ids.h"
 #include "rescan.h"
 #include "state.h"
+#include "sysfs.h"
 
 static const struct uae_message_id *message_id_for(struct uae_event *ev)
 {
@@ -152,8 +154,6 @@ static int log_gap(struct uae_event *ev)
  * what cannot work, so the error is logged once and the unit is failed.
  */
 #define EXIT_CONFIG 78
-/* While it exists, udev rules leave to uaeventd the rescans it does (rules/). */
-#define RUNNING_FLAG "/run/uaevents/running"
 
 struct daemon {
 	const char *config_path;
@@ -291,6 +291,13 @@ static int start_monitor(struct daemon *d)
 				 strerror(-r));
 	if (uaed_journal_last_seq(ks.instance) > since)
 		since = uaed_journal_last_seq(ks.instance);
+	/* Past what the module has numbered: a corrupt state file; nothing after it is seen. */
+	if (since > ks.last_seq) {
+		sd_journal_print(LOG_WARNING, "uaeventd: the state says event %" PRIu64 " of "
+				 "instance %016" PRIx64 " was logged, but the module is at %"
+				 PRIu64 "; logging from there", since, ks.instance, ks.last_seq);
+		since = ks.last_seq;
+	}
 	d->state.instance = ks.instance;
 	d->state.seq = since;
 	sd_journal_print(LOG_INFO, "uaeventd: replaying events after %016" PRIx64 "/%" PRIu64,
@@ -302,6 +309,27 @@ static int start_monitor(struct daemon *d)
 	if (r >= 0)
 		on_monitor(NULL, -1, 0, d);	/* what the replay queued */
 	return r;
+}
+
+/*
+ * Tell the udev rules which targets uaeventd scans (handoff.h).  Under systemd the unit's
+ * RuntimeDirectory= makes /run/uaevents and removes it when the daemon stops for good, after
+ * a crash too (our clear at exit never runs then).  Without it libstoragemgmt's rule goes on
+ * scanning too: say so.
+ */
+static void apply_handoff(struct daemon *d)
+{
+	int r;
+
+	if (d->cfg.rescan && mkdir("/run/uaevents", 0755) < 0 && errno != EEXIST)
+		r = -errno;
+	else
+		r = uaed_handoff_apply(UAED_HANDOFF_DIR, &d->cfg);
+	if (r < 0)
+		sd_journal_print(LOG_ERR, "uaeventd: cannot update %s: %s: udev rules that scan on "
+				 "LUN changes (libstoragemgmt's) may scan what uaeventd scans, or "
+				 "stand down for targets it no longer scans", UAED_HANDOFF_DIR,
+				 strerror(-r));
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -316,6 +344,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	}
 	d->cfg = cfg;
 	uaed_hooks_scan(d->hooks, &d->cfg);
+	apply_handoff(d);
 	sd_journal_print(LOG_INFO, "uaeventd: configuration reloaded");
 	return 0;
 }
@@ -357,7 +386,7 @@ int main(int argc, char **argv)
 {
 	struct daemon d = { .config_path = DEFAULT_CONFIG };
 	sigset_t mask;
-	int r;
+	int r, q;
 
 	if (argc == 3 && strcmp(argv[1], "--config") == 0) {
 		d.config_path = argv[2];
@@ -416,31 +445,16 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	/*
-	 * Under systemd the unit's RuntimeDirectory= makes /run/uaevents and removes it when
-	 * the daemon stops for good, after a crash too (our unlink below never runs then).
-	 * Without the flag libstoragemgmt's rule goes on scanning too: say so, once.
-	 */
-	if (d.cfg.rescan) {
-		int fd;
-
-		if (mkdir("/run/uaevents", 0755) < 0 && errno != EEXIST)
-			fd = -1;
-		else
-			fd = open(RUNNING_FLAG, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0)
-			sd_journal_print(LOG_ERR, "uaeventd: cannot create %s (%m): udev rules "
-					 "that scan on LUN changes (libstoragemgmt's) keep scanning "
-					 "too", RUNNING_FLAG);
-		else
-			close(fd);
-	}
+	apply_handoff(&d);
 	sd_journal_print(LOG_INFO, "uaeventd: listening for SCSI events%s",
 			 d.cfg.rescan ? "" : " (observe only: no rescans)");
 	sd_notify(0, "READY=1\nSTATUS=Listening for SCSI events");
 	r = sd_event_loop(d.loop);
 	sd_notify(0, "STOPPING=1");
-	unlink(RUNNING_FLAG);
+	q = uaed_handoff_clear(UAED_HANDOFF_DIR);
+	if (q < 0)
+		sd_journal_print(LOG_ERR, "uaeventd: cannot remove %s: %s; the unit's "
+				 "RuntimeDirectory= removes it", UAED_HANDOFF_DIR, strerror(-q));
 	save_state(&d);
 out:
 	uaed_rescan_free(d.rescan);

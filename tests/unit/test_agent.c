@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* uaeventd's pieces that need no kernel: sanitizing device strings, its config file. */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "handoff.h"
 #include "hooks.h"
 #include "state.h"
 
@@ -60,7 +62,8 @@ START_TEST(config_defaults_and_values)
 
 	path = write_config("[daemon]\nstate_file = /run/x\n[rescan]\nenabled = no\n"
 			    "debounce_ms = 500\nallow = 2 3:0:1\nresize_command = /bin/true\n"
-			    "[hooks]\ndirectory = /tmp/h\ntimeout_s = 5\nmax_concurrent = 2\n");
+			    "[hooks]\ndirectory = /tmp/h\ntimeout_s = 5\nmax_concurrent = 2\n"
+			    "mail_to = storage-team@example.com, root\n");
 	ck_assert_int_eq(uaed_config_load(&cfg, path), 0);
 	unlink(path);
 	ck_assert(!cfg.rescan);
@@ -70,6 +73,7 @@ START_TEST(config_defaults_and_values)
 	ck_assert_str_eq(cfg.hooks_dir, "/tmp/h");
 	ck_assert_uint_eq(cfg.hook_timeout_s, 5);
 	ck_assert_uint_eq(cfg.max_hooks, 2);
+	ck_assert_str_eq(cfg.mail_to, "storage-team@example.com, root");
 	ck_assert(uaed_config_allows(&cfg, 2, 0, 7));
 	ck_assert(uaed_config_allows(&cfg, 3, 0, 1));
 	ck_assert(!uaed_config_allows(&cfg, 3, 0, 2));
@@ -83,7 +87,13 @@ START_TEST(config_errors)
 		"[rescan]\nenabled = maybe\n",
 		"[rescan]\ndebounce_ms = -1\n",
 		"[rescan]\nallow = 2:x\n",
+		"[rescan]\nallow = -1\n",
+		"[rescan]\nallow = +2:0:1\n",
 		"[hooks]\ntimeout_s = 99999999\n",
+		/* Handed to mail(1) as an argument: no option, no shell syntax. */
+		"[hooks]\nmail_to = -froot\n",
+		"[hooks]\nmail_to = a@b, -froot\n",
+		"[hooks]\nmail_to = a@b;reboot\n",
 		"[nosuch]\nkey = 1\n",
 		"no section line\n",
 	};
@@ -95,6 +105,68 @@ START_TEST(config_errors)
 		ck_assert_int_eq(uaed_config_load(&cfg, path), -EINVAL);
 		unlink(path);
 	}
+}
+END_TEST
+
+/* What DIR holds, sorted, as one string ("" when it does not exist). */
+static const char *dir_entries(const char *dir)
+{
+	static char out[256];
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.') {
+			strcat(out, names[i]->d_name);
+			strcat(out, " ");
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	return out;
+}
+
+static void load(struct uaed_config *cfg, const char *text)
+{
+	const char *path = write_config(text);
+
+	ck_assert_int_eq(uaed_config_load(cfg, path), 0);
+	unlink(path);
+}
+
+/* The udev rules' hand-off names exactly the targets uaeventd scans, and follows reloads. */
+START_TEST(handoff_follows_config)
+{
+	char dir[] = "/tmp/uae-handoff-XXXXXX", sub[64];
+	struct uaed_config cfg;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/running", dir);
+
+	load(&cfg, "[rescan]\nallow = 2 03:0:1\n");
+	ck_assert_int_eq(uaed_handoff_apply(sub, &cfg), 0);
+	ck_assert_str_eq(dir_entries(sub), "host2 target3:0:1 ");
+
+	load(&cfg, "[rescan]\nallow = 3:0:1 4\n");
+	ck_assert_int_eq(uaed_handoff_apply(sub, &cfg), 0);
+	ck_assert_str_eq(dir_entries(sub), "host4 target3:0:1 ");
+
+	load(&cfg, "[rescan]\n");
+	ck_assert_int_eq(uaed_handoff_apply(sub, &cfg), 0);
+	ck_assert_str_eq(dir_entries(sub), "all ");
+
+	load(&cfg, "[rescan]\nenabled = no\n");
+	ck_assert_int_eq(uaed_handoff_apply(sub, &cfg), 0);
+	ck_assert_int_eq(access(sub, F_OK), -1);
+
+	load(&cfg, "[rescan]\n");
+	ck_assert_int_eq(uaed_handoff_apply(sub, &cfg), 0);
+	ck_assert_int_eq(uaed_handoff_clear(sub), 0);
+	ck_assert_int_eq(access(sub, F_OK), -1);
+	ck_assert_int_eq(uaed_handoff_clear(sub), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -134,6 +206,7 @@ int main(void)
 	tcase_add_test(tc, config_defaults_and_values);
 	tcase_add_test(tc, config_errors);
 	tcase_add_test(tc, state_check);
+	tcase_add_test(tc, handoff_follows_config);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -14,18 +14,20 @@ cache=${UAE_CACHE:-/var/cache/uaevents}
 
 kroot=$("$here/fetch-kernel.sh" "$series")
 kver=$(basename "$kroot")
-tarball="$cache/rootfs/debian12-$kver.tar"
-[ -f "$tarball" ] && { echo "$tarball"; exit 0; }
-mkdir -p "$cache/rootfs"
 
 # The kernel's image package: signed for 6.1 and 6.1-rt, -unsigned for 6.12.
 image=linux-image-$kver
 apt-cache show "$image" >/dev/null 2>&1 || image=$image-unsigned
 
+# btrfs-progs, dmsetup and fdisk: the ways a host uses a LUN that stale.sh puts in the way.
 pkgs="systemd-sysv,udev,dbus,kmod,procps,iproute2,util-linux,e2fsprogs,less
 multipath-tools,sg3-utils,jq,lsscsi,initramfs-tools,$image,linux-headers-$kver
-dkms,make,gcc,libc6-dev,python3
+dkms,make,gcc,libc6-dev,python3,btrfs-progs,dmsetup,fdisk
 libnl-3-200,libnl-genl-3-200,libinih1,libjson-c5,libsgutils2-1.46-2"
+# A new package list is a new root filesystem.
+tarball="$cache/rootfs/debian12-$kver-$(echo "$pkgs" | md5sum | cut -c1-8).tar"
+[ -f "$tarball" ] && { echo "$tarball"; exit 0; }
+mkdir -p "$cache/rootfs"
 mmdebstrap --variant=minbase --format=tar --skip=cleanup/apt/lists --include="$(echo "$pkgs" | tr '\n' ',')" \
 	--customize-hook='echo uaevents-guest >"$1/etc/hostname"' \
 	--customize-hook='chroot "$1" passwd -d root' \

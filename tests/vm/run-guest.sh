@@ -19,8 +19,7 @@ scripts="$*"
 here=$(cd "$(dirname "$0")" && pwd)
 
 tarball=$("$here/mkrootfs.sh" "$series")
-kver=$(basename "$tarball" .tar)
-kver=${kver#debian12-}
+kver=$(basename "$("$here/fetch-kernel.sh" "$series")")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 root="$out/root"

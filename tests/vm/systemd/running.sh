@@ -1,7 +1,8 @@
 #!/bin/sh
-# Sourced by run.sh.  The flag that makes libstoragemgmt's rule stand down
-# (/run/uaevents/running, rules/91-uaevents.rules) exists exactly while uaeventd runs with
-# rescans on, under its own unit and sandbox; a crash that is not restarted removes it.
+# Sourced by run.sh.  The hand-off that makes libstoragemgmt's rule stand down
+# (/run/uaevents/running, rules/89-uaevents-handoff.rules) exists exactly while uaeventd
+# runs with rescans on, under its own unit and sandbox; a crash that is not restarted
+# removes it.  It names the targets uaeventd scans, and other rules' RUN entries still run.
 flag=/run/uaevents/running
 check "uaeventd is active and $flag exists (rescans are on by default)" \
 	wait_for 30 sh -c "systemctl is-active --quiet uaeventd && test -e $flag"
@@ -96,10 +97,72 @@ cursor=$(journal_cursor)
 lun_change 4
 check "after a crash that is not restarted: libstoragemgmt's rule scans again" \
 	wait_for 60 now 4 luns 2 lsm_scans
-rm /run/systemd/system/uaeventd.service.d/no-restart.conf /usr/lib/udev/rules.d/90-scsi-ua.rules
+rm /run/systemd/system/uaeventd.service.d/no-restart.conf
 systemctl daemon-reload
-udevadm control --reload
 systemctl reset-failed uaeventd
 systemctl start uaeventd
 check "uaeventd runs again" wait_for 30 test -e "$flag"
+
+# ---- The hand-off leaves other rules alone, and covers only what uaeventd scans ----
+# Another package's rule on the same uevent, and one sorting after uaevents' rules: their
+# RUN still runs, with SDEV_UA as the kernel sent it.
+cat >/usr/lib/udev/rules.d/80-uae-test-other.rules <<'EOC'
+ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="REPORTED_LUNS_DATA_HAS_CHANGED", RUN+="/usr/local/sbin/uae-record /run/other-runs $env{SDEV_UA}"
+EOC
+cat >/usr/lib/udev/rules.d/99-uae-test-late.rules <<'EOC'
+ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="?*", RUN+="/usr/local/sbin/uae-record /run/late-runs $env{SDEV_UA}"
+EOC
+mkdir -p /usr/local/sbin
+printf '#!/bin/sh\necho "$2" >>"$1"\n' >/usr/local/sbin/uae-record
+chmod 0755 /usr/local/sbin/uae-record
+udevadm control --reload
+other_runs() { cat /run/other-runs 2>/dev/null | wc -l; }
+late_runs() { sort -u /run/late-runs 2>/dev/null | tr '\n' ' '; }
+handoff() { ls "$flag" 2>/dev/null | tr '\n' ' '; }
+check "rescans on, no allow-list: the hand-off covers every target" now "all " handoff
+cursor=$(journal_cursor)
+lun_change 5
+check "uaeventd scans: the new LUN is found, libstoragemgmt's rule stands down" \
+	wait_for 60 now 5 luns 2 lsm_scans
+sleep 5; udevadm settle
+check "another rule's RUN for the same uevent still ran, once" now 1 other_runs 1 target_scans
+check "a rule after uaevents' rules saw SDEV_UA as the kernel sent it" \
+	now "REPORTED_LUNS_DATA_HAS_CHANGED " late_runs
+
+# An allow-list without this target: uaeventd will not scan it, so libstoragemgmt's must.
+conf=/etc/uaevents/uaeventd.conf
+sed -i 's|^#allow =$|allow = 999|' "$conf"
+systemctl reload uaeventd
+check "reload with allow = 999: the hand-off names host 999 only" wait_for 10 now "host999 " handoff
+cursor=$(journal_cursor)
+lun_change 6
+check "a target outside the allow-list: libstoragemgmt's rule scans it, the LUN is found" \
+	wait_for 60 now 6 luns 3 lsm_scans
+sleep 5; udevadm settle
+check "and uaeventd did not scan it" now 0 target_scans
+tgt=${HCTL%:*}
+sed -i "s|^allow = 999\$|allow = 999 $tgt|" "$conf"
+systemctl reload uaeventd
+check "allow = 999 $tgt: the hand-off names both" wait_for 10 now "host999 target$tgt " handoff
+cursor=$(journal_cursor)
+lun_change 7
+check "the allowed target: uaeventd scans it, libstoragemgmt's rule stands down" \
+	wait_for 60 now 7 luns 3 lsm_scans
+sleep 5; udevadm settle
+check "uaeventd scanned it once" now 1 target_scans 3 lsm_scans
+sed -i "s|^allow = 999 $tgt\$|#allow =|; s|^#enabled = yes\$|enabled = no|" "$conf"
+systemctl reload uaeventd
+check "reload with rescans off: the hand-off is gone while uaeventd runs on" \
+	wait_for 10 sh -c "! test -e $flag && systemctl is-active --quiet uaeventd"
+cursor=$(journal_cursor)
+lun_change 8
+check "rescans off: libstoragemgmt's rule scans again" wait_for 60 now 8 luns 4 lsm_scans
+sed -i 's|^enabled = no$|#enabled = yes|' "$conf"
+systemctl reload uaeventd
+check "rescans on again: the hand-off is back" wait_for 10 now "all " handoff
+check "uaeventd logged no error about the hand-off" \
+	sh -c "! journalctl -u uaeventd -p err --no-pager -o cat | grep -F '$flag'"
+rm /usr/lib/udev/rules.d/90-scsi-ua.rules /usr/lib/udev/rules.d/80-uae-test-other.rules \
+	/usr/lib/udev/rules.d/99-uae-test-late.rules
+udevadm control --reload
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug

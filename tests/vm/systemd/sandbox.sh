@@ -21,10 +21,11 @@ cursor=$(journal_cursor)
 mkdir -p /etc/uaevents/hooks.d
 cat >/etc/uaevents/hooks.d/all-record <<'EOF'
 #!/bin/sh
-echo "sandbox hook: $UAEVENTS_EVENT on $UAEVENTS_HCTL"
+echo "sandbox hook: $UAEVENTS_EVENT on $UAEVENTS_HCTL, mail to ${UAEVENTS_MAILTO:-nobody}"
 EOF
 chmod 0755 /etc/uaevents/hooks.d/all-record
 sed -i 's|^#stale_luns = log|stale_luns = remove|' /etc/uaevents/uaeventd.conf
+sed -i 's|^#mail_to =$|mail_to = storage@example.com|' /etc/uaevents/uaeventd.conf
 systemctl reload uaeventd
 check "systemctl reload: the hook and stale_luns = remove are in force" \
 	wait_for 20 sh -c "journalctl --cursor '$cursor' -t uaeventd -o cat --no-pager |
@@ -41,6 +42,8 @@ hook_ran() {
 	grep -q "sandbox hook: REPORTED_LUNS_DATA_HAS_CHANGED on $HCTL" "$SAW"
 }
 check "the hook ran, its output in uaeventd's journal" wait_for 30 hook_ran
+check "the hook got the configuration's mail_to as UAEVENTS_MAILTO" \
+	grep -q "mail to storage@example.com" "$SAW"
 udevadm settle
 
 # The target drops it again: unused, it is removed through sysfs' delete.
@@ -58,6 +61,7 @@ check "the LUN the target no longer reports is removed (stale_luns = remove)" \
 check "and gone from sysfs" wait_for 10 sh -c "! test -e /sys/class/scsi_device/$LUN1"
 rm /etc/uaevents/hooks.d/all-record
 sed -i 's|^stale_luns = remove|#stale_luns = log|' /etc/uaevents/uaeventd.conf
+sed -i 's|^mail_to = storage@example.com|#mail_to =|' /etc/uaevents/uaeventd.conf
 systemctl reload uaeventd
 check "uaeventd wrote no error (every write worked inside its sandbox)" \
 	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager | grep ."

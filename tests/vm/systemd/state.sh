@@ -102,4 +102,21 @@ rm /etc/systemd/journald.conf.d/50-uae-test-tight.conf
 systemctl restart systemd-journald
 check "uaeventd wrote no error since it came back" \
 	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager | grep -v 'cannot write its state file'"
+# ---- a local user's forged entry cannot silence uaeventd ----
+# The instance id is public (uaectl status); anyone can log fields of their choosing.
+inst=$(uaectl status --json | jq -r .instance)
+printf 'MESSAGE=forged\nSYSLOG_IDENTIFIER=uaeventd\nUAEVENTS_INSTANCE=%s\nUAEVENTS_SEQ=%s\n' \
+	"$inst" 18446744073709551615 |
+	setpriv --reuid=1000 --regid=1000 --clear-groups logger --journald
+check "user 1000 logged an entry claiming event 2^64-1 of instance $inst" \
+	wait_for 10 sh -c "journalctl _UID=1000 UAEVENTS_INSTANCE=$inst -o cat | grep -q forged"
+pid=$(systemctl show -P MainPID uaeventd)
+systemctl restart uaeventd
+check "uaeventd restarted" wait_for 30 sh -c \
+	"systemctl is-active --quiet uaeventd && [ \$(systemctl show -P MainPID uaeventd) != $pid ]"
+sleep 2
+next=$(($(last_seq) + 1))
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+check "after the restart it still logs new events (event $next)" \
+	wait_for 30 logged_once "$next" "$next" ua
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug

@@ -1,0 +1,131 @@
+#!/bin/sh
+# Sourced by run.sh.
+# stale_luns = remove, from the installed unit: a LUN the target no longer reports is
+# removed only when nothing uses it, in any way an administrator's host may use it (swap,
+# a mount in another namespace, btrfs, device mapper, loop, a process of another user, its
+# sg device), and the journal says why each one stays.  An empty REPORT LUNS answer, which
+# arrays give while they reconfigure, removes nothing.
+
+check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
+sed -i 's|^#stale_luns = log|stale_luns = remove|' /etc/uaevents/uaeventd.conf
+cursor=$(journal_cursor)
+systemctl reload uaeventd
+check "systemctl reload: stale_luns = remove is in force" \
+	wait_for 20 sh -c "journalctl --cursor '$cursor' -t uaeventd -o cat --no-pager |
+		grep -q 'configuration reloaded'"
+
+wait_for 30 sdebug_gone
+modprobe scsi_debug dev_size_mb=256 max_luns=3 num_tgts=1
+DISK=$(wait_for 30 scsi_debug_disk)
+HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
+T=${HCTL%:*}
+# lu_disk N: the block device of LUN N of the target ("sdc").
+lu_disk() { ls "/sys/class/scsi_device/$T:$1/device/block/" 2>/dev/null; }
+lus_present() {
+	for n in "$@"; do test -e "/sys/class/scsi_device/$T:$n" || return 1; done
+}
+check "scsi_debug target $T with LUNs 0, 1 and 2" wait_for 30 lus_present 0 1 2
+udevadm settle
+
+# stale_entry LUN JQ-CONDITION: uaeventd's stale-lun entry for LUN, since the cursor.
+stale_entry() {
+	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_ACTION=stale-lun "UAEVENTS_HCTL=$T:$1" >"$SAW"
+	jq -n -e "any(inputs; $2)" "$SAW" >/dev/null
+}
+
+# ---- an empty REPORT LUNS answer: nothing is stale ----
+cursor=$(journal_cursor)
+echo 1 >"$SDEBUG/no_lun_0"
+echo 1 >"$SDEBUG/max_luns"	# lists max_luns - no_lun_0 = 0 LUNs
+touch_disk "$DISK"
+untrusted() {
+	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_ACTION=stale-check >"$SAW"
+	jq -n -e 'any(inputs; .UAEVENTS_REASON | test("no LUN at all"))' "$SAW" >/dev/null
+}
+check "an empty REPORT LUNS answer is not trusted, and the journal says so" wait_for 60 untrusted
+check "no LUN was treated as stale" \
+	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_ACTION=stale-lun -o cat | grep ."
+check "all three LUNs are still there" lus_present 0 1 2
+echo 0 >"$SDEBUG/no_lun_0"
+
+# ---- nine LUNs, seven of them in use ----
+sleep 3	# past the debounce window of the last scan
+echo 9 >"$SDEBUG/max_luns"
+touch_disk "$DISK"
+check "uaeventd scanned the target: LUNs 0 to 8" wait_for 90 lus_present 0 1 2 3 4 5 6 7 8
+udevadm settle
+for n in 1 2 3 4 5 6 7 8; do eval "D$n=$(lu_disk $n)"; done
+tap_diag "LUN 1..8: $D1 $D2 $D3 $D4 $D5 $D6 $D7 $D8"
+
+# The LUs share scsi_debug's one store: one partition table, a partition per use.
+printf 'size=16M\nsize=16M\nsize=160M\n' | sfdisk -q "/dev/$D1" >/dev/null 2>&1
+for n in 1 2 3; do eval "blockdev --rereadpt /dev/\$D$n"; done
+udevadm settle
+mkfs.ext4 -q -F "/dev/${D1}1" >/dev/null 2>&1
+mkswap "/dev/${D2}2" >/dev/null 2>&1
+mkfs.btrfs -q -f "/dev/${D3}3" >/dev/null 2>&1
+udevadm settle
+mkdir -p /mnt/ns /mnt/btrfs
+# LUN 1: mounted only inside another mount namespace, as a container's volume is.
+unshare -m --propagation private sh -c "mount '/dev/${D1}1' /mnt/ns && exec sleep 900" &
+ns_pid=$!
+# LUN 2: active swap.  LUN 3: a mounted btrfs (mountinfo shows 0:N, not the disk).
+swapon "/dev/${D2}2"
+mount -t btrfs "/dev/${D3}3" /mnt/btrfs && echo data >/mnt/btrfs/file
+# LUN 4: under device mapper.  LUN 5: a loop device's backing file.
+dmsetup create uae-stale --table "0 2048 linear /dev/$D4 0"
+loopdev=$(losetup -r -f --show "/dev/$D5")
+# LUN 6: open in a process of another user.  LUN 7: its sg device open.
+setpriv --reuid=65534 --regid=65534 --clear-groups sleep 900 3<"/dev/$D6" &
+nobody_pid=$!
+SG7=$(ls "/sys/class/scsi_device/$T:7/device/scsi_generic/")
+sleep 900 3<>"/dev/$SG7" &
+sg_pid=$!
+# LUN 8: unused.
+sleep 2
+in_use() {
+	grep -q "^/dev/${D2}2 " /proc/swaps && mountpoint -q /mnt/btrfs &&
+		dmsetup info uae-stale >/dev/null && [ -n "$loopdev" ] &&
+		nsenter -t "$ns_pid" -m mountpoint -q /mnt/ns
+}
+check "LUNs 1 to 7 in use: namespace mount, swap, btrfs, dm, loop ($loopdev), open files" in_use
+check "the namespace's mount is not in this namespace" sh -c "! mountpoint -q /mnt/ns"
+udevadm settle
+
+cursor=$(journal_cursor)
+sleep 3
+echo 1 >"$SDEBUG/max_luns"
+touch_disk "$DISK"
+check "the unused LUN 8 is removed" wait_for 90 stale_entry 8 '.UAEVENTS_STALE == "removed"'
+check "and gone from sysfs" wait_for 10 sh -c "! test -e /sys/class/scsi_device/$T:8"
+for n in 1 2 3 4 5 6 7; do
+	case $n in
+	1) what="mounted in another mount namespace"; reason='claimed by the kernel' ;;
+	2) what="active swap"; reason="an active swap area .${D2}2" ;;
+	3) what="a mounted btrfs"; reason='claimed by the kernel' ;;
+	4) what="under device mapper"; reason='held by dm-' ;;
+	5) what="backing $loopdev"; reason="backing file of ${loopdev#/dev/}" ;;
+	6) what="open in a process of uid 65534"; reason="open in process $nobody_pid " ;;
+	7) what="its sg device ($SG7) open"; reason="open .$SG7" ;;
+	esac
+	check "LUN $n ($what) is kept, and the journal says why" \
+		wait_for 30 stale_entry $n ".UAEVENTS_STALE == \"kept\" and
+			(.UAEVENTS_REASON | test(\"$reason\"))"
+done
+check "LUNs 1 to 7 are all still there" lus_present 1 2 3 4 5 6 7
+check "and still in use" in_use
+check "the btrfs still reads back" grep -q data /mnt/btrfs/file
+check "uaeventd wrote no error" \
+	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager | grep ."
+
+kill "$ns_pid" "$nobody_pid" "$sg_pid" 2>/dev/null
+swapoff "/dev/${D2}2"
+umount /mnt/btrfs
+dmsetup remove uae-stale
+losetup -d "$loopdev"
+sed -i 's|^stale_luns = remove|#stale_luns = log|' /etc/uaevents/uaeventd.conf
+systemctl reload uaeventd
+check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
