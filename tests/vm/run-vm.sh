@@ -22,7 +22,7 @@ kdir=$(echo "$kroot"/usr/src/linux-headers-"$kver")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-make -s -C "$top/kernel" KDIR="$kdir" BUILD="$top/build/kmod/$kver" >"$out/kmod-build.log" 2>&1 || {
+make -s -C "$top/kernel" KDIR="$kdir" MODDIR="$top/build/kmod/$kver" >"$out/kmod-build.log" 2>&1 || {
 	cat "$out/kmod-build.log" >&2
 	exit 1
 }
