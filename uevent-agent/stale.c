@@ -230,39 +230,55 @@ static bool same_blk(const char *path, dev_t dev)
 	return path && stat(path, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev;
 }
 
-/* Why the kernel refused to let this process claim block device @nd (EBUSY). */
-static void why_claimed(int dirfd, const struct node *nd, char *why, size_t size)
+/* The claim one block node of the LU shows, if this process can see it. */
+static bool claim_of(int dirfd, const struct node *nd, char *why, size_t size)
 {
 	struct libmnt_table *tb;
 	struct libmnt_iter *it;
 	struct libmnt_fs *fs;
 	char rel[128], name[64];
+	bool found = false;
 
 	snprintf(rel, sizeof(rel), "%s/holders", nd->rel);
 	if (first_entry(dirfd, rel, name, sizeof(name))) {
 		snprintf(why, size, "held by %s (%s)", name, node_name(nd));
-		return;
+		return true;
 	}
-	snprintf(why, size, "claimed by the kernel: mounted in another mount namespace, or a "
-		 "btrfs, ZFS, md, DRBD or LIO member (%s)", node_name(nd));
 	tb = mnt_new_table();
 	it = mnt_new_iter(MNT_ITER_FORWARD);
 	if (tb && it && mnt_table_parse_swaps(tb, NULL) == 0) {
-		while (mnt_table_next_fs(tb, it, &fs) == 0) {
-			if (same_blk(mnt_fs_get_srcpath(fs), nd->dev)) {
+		while (!found && mnt_table_next_fs(tb, it, &fs) == 0) {
+			found = same_blk(mnt_fs_get_srcpath(fs), nd->dev);
+			if (found)
 				snprintf(why, size, "an active swap area (%s)", node_name(nd));
-				goto out;
-			}
 		}
 	}
 	mnt_unref_table(tb);
-	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	tb = found ? NULL : mnt_new_table_from_file("/proc/self/mountinfo");
 	fs = tb ? mnt_table_find_devno(tb, nd->dev, MNT_ITER_FORWARD) : NULL;
-	if (fs)
+	if (fs) {
 		snprintf(why, size, "mounted on %s (%s)", mnt_fs_get_target(fs), node_name(nd));
-out:
+		found = true;
+	}
 	mnt_free_iter(it);
 	mnt_unref_table(tb);
+	return found;
+}
+
+/*
+ * Why the kernel refused to let this process claim block node @nd (EBUSY).  A whole disk
+ * is refused when one of its partitions is claimed: look at every block node of the LU.
+ */
+static void why_claimed(int dirfd, const struct lu_nodes *ln, const struct node *nd,
+			char *why, size_t size)
+{
+	if (claim_of(dirfd, nd, why, size))
+		return;
+	for (int i = 0; i < ln->count; i++)
+		if (&ln->n[i] != nd && ln->n[i].blk && claim_of(dirfd, &ln->n[i], why, size))
+			return;
+	snprintf(why, size, "claimed by the kernel: mounted in another mount namespace, or a "
+		 "btrfs, ZFS, md, DRBD or LIO member (%s)", node_name(nd));
 }
 
 static bool in_nodes(const struct lu_nodes *ln, const struct stat *st)
@@ -395,7 +411,7 @@ static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, char *why
 			continue;	/* tape and others: opening one has side effects */
 		fd = open_node(nd, nd->blk ? O_RDONLY | O_EXCL : O_RDWR | O_EXCL);
 		if (fd == -EBUSY && nd->blk)
-			why_claimed(l->dirfd, nd, why, size);
+			why_claimed(l->dirfd, ln, nd, why, size);
 		else if (fd == -EBUSY)
 			snprintf(why, size, "open (%s)", node_name(nd));
 		else if (fd < 0)

@@ -99,7 +99,7 @@ if [ "${UAE_CONSOLE:-}" = 1 ]; then
 else
 	console="-serial file:$out/console.log" quiet=
 fi
-timeout "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
+timeout "${UAE_VM_TIMEOUT:-2400}" qemu-system-x86_64 \
 	-machine pc -accel tcg -m 1536 -smp 1 \
 	-kernel "$out/vmlinuz" -initrd "$out/initrd.img" \
 	-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=0 $quiet" \

@@ -8,6 +8,8 @@
 tap_diag "kernel $(uname -r), $(multipath -h 2>&1 | head -n 1)"
 check "multipathd.service is active" wait_for 60 systemctl is-active --quiet multipathd
 check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
+# What uaeventd logs from here on: earlier scripts provoke errors (rescan.sh's timeouts).
+cursor=$(journal_cursor)
 
 # Two scsi_debug hosts presenting one LU (vpd_use_hostno=0: one WWID): two paths.
 check "no scsi_debug of an earlier test is left" wait_for 30 sdebug_gone
@@ -39,7 +41,7 @@ sed -i 's|^#resize_command = .*|resize_command = /usr/share/uaevents/hooks/multi
 	/etc/uaevents/uaeventd.conf
 systemctl reload uaeventd
 check "systemctl reload uaeventd: the daemon reloaded its configuration" \
-	wait_for 10 sh -c "journalctl -u uaeventd -o cat --no-pager | grep -q 'configuration reloaded'"
+	wait_for 10 sh -c "journalctl --cursor '$cursor' -u uaeventd -o cat --no-pager | grep -q 'configuration reloaded'"
 
 echo 1 >/sys/bus/pseudo/drivers/scsi_debug/virtual_gb
 for p in $PATHS; do
@@ -53,11 +55,11 @@ for p in $PATHS; do
 	check "path $p is at the new size too" \
 		sh -c "[ \$(cat /sys/block/$p/size) -eq \$(cat /sys/block/$DM/size) ]"
 done
-journalctl -u uaeventd -o cat --no-pager | tail -n 15 | sed 's/^/# /' >"$TAP"
+journalctl --cursor "$cursor" -u uaeventd -o cat --no-pager | tail -n 15 | sed 's/^/# /' >"$TAP"
 check "the journal says the resize command succeeded for $WWID" \
 	sh -c "journalctl -o json -t uaeventd UAEVENTS_ACTION=resize | jq -e -s 'map(select(.UAEVENTS_WWID == \"$WWID\" and .UAEVENTS_EXIT == \"0\")) | length == 1' >/dev/null"
 check "uaeventd wrote no error to its journal (every write worked inside its sandbox)" \
-	sh -c '! journalctl -u uaeventd -p err --no-pager -o cat | grep .'
+	sh -c "! journalctl --cursor '$cursor' -u uaeventd -p err --no-pager -o cat | grep . >'$SAW'"
 # Leave no map and no scsi_debug for the next script: the LU is forgotten (wwids file) so
 # that multipathd does not make the map again, the map flushed, the module unloaded.
 multipath -w "/dev/$1" >/dev/null 2>&1

@@ -110,7 +110,7 @@ cat >/usr/lib/udev/rules.d/80-uae-test-other.rules <<'EOC'
 ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="REPORTED_LUNS_DATA_HAS_CHANGED", RUN+="/usr/local/sbin/uae-record /run/other-runs $env{SDEV_UA}"
 EOC
 cat >/usr/lib/udev/rules.d/99-uae-test-late.rules <<'EOC'
-ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="?*", RUN+="/usr/local/sbin/uae-record /run/late-runs $env{SDEV_UA}"
+ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="REPORTED_LUNS_DATA_HAS_CHANGED", RUN+="/usr/local/sbin/uae-record /run/late-runs $env{SDEV_UA}"
 EOC
 mkdir -p /usr/local/sbin
 printf '#!/bin/sh\necho "$2" >>"$1"\n' >/usr/local/sbin/uae-record

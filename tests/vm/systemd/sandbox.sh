@@ -42,8 +42,12 @@ hook_ran() {
 	grep -q "sandbox hook: REPORTED_LUNS_DATA_HAS_CHANGED on $HCTL" "$SAW"
 }
 check "the hook ran, its output in uaeventd's journal" wait_for 30 hook_ran
-check "the hook got the configuration's mail_to as UAEVENTS_MAILTO" \
+mail_to_set() {
+	journalctl --cursor "$cursor" -o cat --no-pager _SYSTEMD_UNIT=uaeventd.service \
+		| grep "sandbox hook:" >"$SAW"
 	grep -q "mail to storage@example.com" "$SAW"
+}
+check "the hook got the configuration's mail_to as UAEVENTS_MAILTO" mail_to_set
 udevadm settle
 
 # The target drops it again: unused, it is removed through sysfs' delete.

@@ -117,9 +117,10 @@ for n in 1 2 3 4 5 6 7; do
 done
 check "LUNs 1 to 7 are all still there" lus_present 1 2 3 4 5 6 7
 check "and still in use" in_use
-check "the btrfs still reads back" grep -q data /mnt/btrfs/file
+check "the btrfs still reads back" \
+	sh -c "grep -q data /mnt/btrfs/file || { dmesg | tail -n 25 >'$SAW'; false; }"
 check "uaeventd wrote no error" \
-	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager | grep ."
+	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager | grep . >'$SAW'"
 
 kill "$ns_pid" "$nobody_pid" "$sg_pid" 2>/dev/null
 swapoff "/dev/${D2}2"

@@ -14,6 +14,7 @@ new=$(dpkg-deb -f "$(ls $UP/uaevents_*.deb | head -n 1)" Version)
 pid=$(systemctl show -P MainPID uaeventd)
 echo "# kept across upgrades (uaevents test)" >>/etc/uaevents/uaeventd.conf
 wait_for 30 test -s "$STATE"
+cursor=$(journal_cursor)
 instance=$(cut -d' ' -f1 "$STATE")
 tap_diag "upgrading $old -> $new; uaeventd $pid; state $(cat "$STATE")"
 
@@ -58,6 +59,6 @@ check "DKMS built and installed uaevents $new for the running kernel" \
 check "the old version's DKMS tree is gone" \
 	sh -c "! dkms status uaevents/$old 2>/dev/null | grep -q ."
 check "uaeventd wrote no error during the upgrade" \
-	sh -c "! journalctl _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager --since '-10min' |
-		grep -v 'cannot write its state file'"
+	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat \
+		--no-pager | grep -v 'cannot write its state file' >'$SAW'"
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
