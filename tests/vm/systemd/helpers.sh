@@ -46,3 +46,14 @@ mark_cursor() {
 	c=$(journalctl -t uae-test-mark -o json | jq -r --arg m "$1" 'select(.MESSAGE == $m) | .__CURSOR')
 	[ -n "$c" ] && echo "$c"
 }
+
+# no_daemon_error CURSOR [IGNORE]: since CURSOR, uaeventd logged no error of its own (a
+# failed write, a refused hook...).  Its entries for SCSI events (UAEVENTS_KIND) are not
+# its errors: an I/O error on a LUN the target stopped reporting is logged at that
+# priority.  Lines matching the regex IGNORE do not count either.
+no_daemon_error() {
+	journalctl --cursor "$1" _SYSTEMD_UNIT=uaeventd.service -p err -o json --no-pager |
+		jq -r 'select(.UAEVENTS_KIND == null) | .MESSAGE' |
+		grep -v -e "${2:-^\$}" -e '^$' >"$SAW"
+	! test -s "$SAW"
+}

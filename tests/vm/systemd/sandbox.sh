@@ -68,5 +68,5 @@ sed -i 's|^stale_luns = remove|#stale_luns = log|' /etc/uaevents/uaeventd.conf
 sed -i 's|^mail_to = storage@example.com|#mail_to =|' /etc/uaevents/uaeventd.conf
 systemctl reload uaeventd
 check "uaeventd wrote no error (every write worked inside its sandbox)" \
-	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager | grep ."
+	no_daemon_error "$cursor"
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug

@@ -120,7 +120,7 @@ check "and still in use" in_use
 check "the btrfs still reads back" \
 	sh -c "grep -q data /mnt/btrfs/file || { dmesg | tail -n 25 >'$SAW'; false; }"
 check "uaeventd wrote no error" \
-	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat --no-pager | grep . >'$SAW'"
+	no_daemon_error "$cursor"
 
 kill "$ns_pid" "$nobody_pid" "$sg_pid" 2>/dev/null
 swapoff "/dev/${D2}2"

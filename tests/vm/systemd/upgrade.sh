@@ -59,6 +59,5 @@ check "DKMS built and installed uaevents $new for the running kernel" \
 check "the old version's DKMS tree is gone" \
 	sh -c "! dkms status uaevents/$old 2>/dev/null | grep -q ."
 check "uaeventd wrote no error during the upgrade" \
-	sh -c "! journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err -o cat \
-		--no-pager | grep -v 'cannot write its state file' >'$SAW'"
+	no_daemon_error "$cursor" 'cannot write its state file'
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
