@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * uaeventd: running hook scripts.  Each runs directly (execve, never a shell) in a process
+ * uaeventd: running hook scripts.  Each runs directly (never through a shell) in a process
  * group of its own, with its output going to the journal, and is killed with its whole
- * group when it outlives the timeout.  At most max_concurrent run at once; the rest wait.
+ * group when it outlives the timeout.  At most max_concurrent run at once; up to MAX_QUEUE
+ * more wait, and runs past that are counted and logged, never silently dropped.
+ *
+ * Each hook is opened once, when the folder is read (at start and on SIGHUP), checked on
+ * the open file and executed from it (execveat): a file swapped in at its path afterwards
+ * is not what runs.  Editing a hook takes effect with the next reload.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -27,10 +32,14 @@
 
 #define MAX_HOOKS 64
 #define ENV_VARS 40
+/* Runs waiting for a free slot; a storm past this is counted, not queued. */
+#define MAX_QUEUE 256
 
 struct job {
 	struct job *next;
-	char path[512];
+	char dir[256];
+	char name[256];
+	int fd;				/* the hook as checked; its own descriptor */
 	char *envp[ENV_VARS + 1];
 };
 
@@ -45,10 +54,14 @@ struct uaed_hooks {
 	sd_event *loop;
 	char dir[256];
 	char names[MAX_HOOKS][256];
+	int fds[MAX_HOOKS];
 	unsigned int n;
 	unsigned int timeout_s, max_running, running;
 	char mail_to[256];
 	struct job *queue, *queue_tail;
+	unsigned int queued;
+	uint64_t dropped;		/* runs not made since the queue last filled up */
+	uint64_t dropped_total;
 };
 
 void uaed_sanitize(const char *in, char *out, size_t size)
@@ -80,7 +93,16 @@ static void free_job(struct job *j)
 {
 	for (int i = 0; j->envp[i]; i++)
 		free(j->envp[i]);
+	if (j->fd >= 0)
+		close(j->fd);
 	free(j);
+}
+
+static void close_hooks(struct uaed_hooks *h)
+{
+	for (unsigned int i = 0; i < h->n; i++)
+		close(h->fds[i]);
+	h->n = 0;
 }
 
 void uaed_hooks_free(struct uaed_hooks *h)
@@ -93,6 +115,7 @@ void uaed_hooks_free(struct uaed_hooks *h)
 		h->queue = j->next;
 		free_job(j);
 	}
+	close_hooks(h);
 	sd_event_unref(h->loop);
 	free(h);
 }
@@ -111,29 +134,59 @@ static const char *unsafe_reason(const struct stat *st)
 	return NULL;
 }
 
-static int by_name(const void *a, const void *b)
+/*
+ * The folder and every folder above it: root's, and writable by nobody else, or a
+ * sticky folder such as /tmp, where others cannot rename or remove root's entries.
+ */
+static const char *unsafe_folder(const char *dir, char *which, size_t size)
 {
-	return strcmp(a, b);
+	char path[256];
+	struct stat st;
+	char *slash;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (;;) {
+		snprintf(which, size, "%s", path[0] ? path : "/");
+		if (stat(path[0] ? path : "/", &st) < 0)
+			return "cannot be read";
+		if (!S_ISDIR(st.st_mode))
+			return "not a folder";
+		if (st.st_uid != 0)
+			return "not owned by root";
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+			return "writable by group or others";
+		slash = strrchr(path, '/');
+		if (!slash || !path[0])
+			return NULL;
+		*slash = '\0';
+	}
 }
 
 void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg)
 {
+	char which[256];
 	struct dirent *de;
 	struct stat st;
 	const char *why;
 	DIR *d;
+	int fd;
 
-	h->n = 0;
+	close_hooks(h);
 	h->timeout_s = cfg->hook_timeout_s;
 	h->max_running = cfg->max_hooks;
 	snprintf(h->mail_to, sizeof(h->mail_to), "%s", cfg->mail_to);
 	snprintf(h->dir, sizeof(h->dir), "%s", cfg->hooks_dir);
 	d = opendir(h->dir);
-	if (!d)
+	if (!d) {
+		if (errno != ENOENT)
+			sd_journal_print(LOG_ERR, "uaeventd: cannot read hook folder %s: %m; no "
+					 "hooks will run", h->dir);
 		return;
-	if (fstat(dirfd(d), &st) == 0 && (st.st_uid != 0 || (st.st_mode & S_IWOTH))) {
-		sd_journal_print(LOG_ERR, "uaeventd: hook folder %s is not safe (owner or "
-				 "mode); no hooks will run", h->dir);
+	}
+	why = unsafe_folder(h->dir, which, sizeof(which));
+	if (why) {
+		sd_journal_print(LOG_ERR, "uaeventd: hook folder %s is not safe: %s %s; no hooks "
+				 "will run", h->dir, which, why);
 		closedir(d);
 		return;
 	}
@@ -145,20 +198,42 @@ void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg)
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		why = S_ISLNK(st.st_mode) && st.st_uid != 0 ? "a link not owned by root" : NULL;
-		if (!why && fstatat(dirfd(d), de->d_name, &st, 0) < 0)
-			continue;
-		if (!why)
-			why = unsafe_reason(&st);
+		fd = -1;
+		if (!why) {
+			/* Non-blocking: a FIFO named like a hook must not hang the daemon. */
+			fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
+				    O_NOCTTY);
+			if (fd < 0)
+				why = "cannot be opened";
+			else if (fstat(fd, &st) < 0)
+				why = "cannot be read";
+			else
+				why = unsafe_reason(&st);
+		}
 		if (why) {
 			sd_journal_send("MESSAGE=hook %s/%s refused: %s", h->dir, de->d_name, why,
 					"PRIORITY=%d", LOG_ERR, "SYSLOG_IDENTIFIER=uaeventd",
 					"UAEVENTS_HOOK=%s", de->d_name, NULL);
+			if (fd >= 0)
+				close(fd);
 			continue;
 		}
+		h->fds[h->n] = fd;
 		strcpy(h->names[h->n++], de->d_name);
 	}
 	closedir(d);
-	qsort(h->names, h->n, sizeof(h->names[0]), by_name);
+	/* Sorted by name, each with its descriptor: run in a predictable order. */
+	for (unsigned int i = 1; i < h->n; i++)
+		for (unsigned int k = i; k > 0 && strcmp(h->names[k - 1], h->names[k]) > 0; k--) {
+			char tmp[256];
+			int t = h->fds[k];
+
+			memcpy(tmp, h->names[k], sizeof(tmp));
+			memcpy(h->names[k], h->names[k - 1], sizeof(tmp));
+			memcpy(h->names[k - 1], tmp, sizeof(tmp));
+			h->fds[k] = h->fds[k - 1];
+			h->fds[k - 1] = t;
+		}
 	sd_journal_print(LOG_INFO, "uaeventd: %u hooks in %s", h->n, h->dir);
 }
 
@@ -280,46 +355,94 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* In the child: run the hook from the file that was checked, not from its path. */
+static void exec_hook(struct job *j, int out)
+{
+	char *argv[] = { j->name, NULL };
+	sigset_t none;
+	int fd;
+
+	setpgid(0, 0);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (out >= 0) {
+		dup2(out, STDOUT_FILENO);
+		dup2(out, STDERR_FILENO);
+	}
+	/* Nothing of the daemon's leaks in; the hook's own descriptor stays (a script's
+	 * interpreter reads it as /dev/fd/N). */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	fd = dup(j->fd);
+	if (fd >= 0)
+		execveat(fd, "", argv, j->envp, AT_EMPTY_PATH);
+	/*
+	 * A script needs /dev/fd, which a minimal /dev may lack (ENOENT): then by its path,
+	 * only while that is still the file that was checked.
+	 */
+	if (fd >= 0 && errno == ENOENT) {
+		char path[600];
+		struct stat a, b;
+
+		snprintf(path, sizeof(path), "%s/%s", j->dir, j->name);
+		if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			execve(path, argv, j->envp);
+	}
+	fprintf(stderr, "cannot execute hook %s: %m\n", j->name);
+	_exit(127);
+}
+
 static void spawn(struct uaed_hooks *h, struct job *j)
 {
-	const char *name = strrchr(j->path, '/') + 1;
 	struct running *run = calloc(1, sizeof(*run));
-	int out = sd_journal_stream_fd(name, LOG_INFO, 0);
+	int out = sd_journal_stream_fd(j->name, LOG_INFO, 0), r;
 	pid_t pid;
 
-	if (!run || out < 0) {
-		sd_journal_print(LOG_ERR, "uaeventd: cannot run hook %s", name);
-		free(run);
+	if (!run) {
+		sd_journal_print(LOG_ERR, "uaeventd: cannot run hook %s: %s", j->name,
+				 strerror(ENOMEM));
 		if (out >= 0)
 			close(out);
 		return;
 	}
+	/* journald restarting, say: the hook still runs, its output goes where ours does. */
+	if (out < 0)
+		sd_journal_print(LOG_WARNING, "uaeventd: hook %s: no journal stream (%s); its "
+				 "output goes to uaeventd's", j->name, strerror(-out));
 	pid = fork();
-	if (pid == 0) {
-		char *argv[] = { j->path, NULL };
-		sigset_t none;
-
-		setpgid(0, 0);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		dup2(out, STDOUT_FILENO);
-		dup2(out, STDERR_FILENO);
-		close_range(3, ~0U, 0);
-		execve(j->path, argv, j->envp);
-		_exit(127);
-	}
-	close(out);
+	if (pid == 0)
+		exec_hook(j, out);
+	r = -errno;
+	if (out >= 0)
+		close(out);
 	if (pid < 0) {
+		sd_journal_print(LOG_ERR, "uaeventd: cannot run hook %s: fork: %s", j->name,
+				 strerror(-r));
 		free(run);
 		return;
 	}
 	setpgid(pid, pid);	/* also here: no race with kill(-pid) */
 	run->h = h;
 	run->pid = pid;
-	snprintf(run->name, sizeof(run->name), "%s", name);
-	sd_event_add_child(h->loop, &run->child, pid, WEXITED, on_hook_exit, run);
-	sd_event_add_time_relative(h->loop, &run->timer, CLOCK_MONOTONIC,
-				   (uint64_t)h->timeout_s * 1000000, 0, on_timeout, run);
+	snprintf(run->name, sizeof(run->name), "%s", j->name);
+	r = sd_event_add_child(h->loop, &run->child, pid, WEXITED, on_hook_exit, run);
+	if (r < 0) {
+		/* Not watched, it would hold a slot for good: stop it now. */
+		sd_journal_print(LOG_ERR, "uaeventd: hook %s stopped: cannot watch it: %s",
+				 j->name, strerror(-r));
+		kill(-pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		free(run);
+		return;
+	}
+	r = sd_event_add_time_relative(h->loop, &run->timer, CLOCK_MONOTONIC,
+				       (uint64_t)h->timeout_s * 1000000, 0, on_timeout, run);
+	if (r < 0) {
+		/* Without its timeout a hung hook would hold its slot for good. */
+		sd_journal_print(LOG_ERR, "uaeventd: hook %s stopped: cannot arm its timeout: %s",
+				 j->name, strerror(-r));
+		kill(-pid, SIGKILL);
+	}
 	h->running++;
 }
 
@@ -331,8 +454,18 @@ static void start_next(struct uaed_hooks *h)
 		h->queue = j->next;
 		if (!h->queue)
 			h->queue_tail = NULL;
+		h->queued--;
 		spawn(h, j);
 		free_job(j);
+	}
+	/* The storm is over: say how many runs it cost, once. */
+	if (!h->queued && h->dropped) {
+		sd_journal_send("MESSAGE=hook queue has room again; %" PRIu64 " hook run(s) were "
+				"not made while it was full (%d waiting)", h->dropped, MAX_QUEUE,
+				"PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=hooks-dropped", "UAEVENTS_DROPPED=%" PRIu64,
+				h->dropped, NULL);
+		h->dropped = 0;
 	}
 }
 
@@ -340,12 +473,21 @@ void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 {
 	struct uaed_event e = *event;
 	bool identity = false;
+	int r;
 
 	for (unsigned int i = 0; i < h->n; i++) {
 		struct job *j;
 
 		if (!wants(h->names[i], &e))
 			continue;
+		if (h->queued >= MAX_QUEUE) {
+			if (!h->dropped++)
+				sd_journal_print(LOG_WARNING, "uaeventd: hook queue full (%d waiting); "
+						 "runs are counted, not made, until it has room",
+						 MAX_QUEUE);
+			h->dropped_total++;
+			continue;
+		}
 		/* Read from sysfs only for events some hook wants: storms stay cheap. */
 		if (!identity) {
 			uaed_sysfs_read(e.hctl, "vendor", e.vendor, sizeof(e.vendor));
@@ -354,17 +496,36 @@ void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 			identity = true;
 		}
 		j = calloc(1, sizeof(*j));
-		if (!j || build_env(j, &e, h->mail_to) < 0) {
+		r = j ? build_env(j, &e, h->mail_to) : -ENOMEM;
+		if (r == 0) {
+			j->fd = fcntl(h->fds[i], F_DUPFD_CLOEXEC, 3);
+			r = j->fd < 0 ? -errno : 0;
+		} else if (j) {
+			j->fd = -1;
+		}
+		if (r < 0) {
+			sd_journal_print(LOG_ERR, "uaeventd: hook %s not run for %s on %s: %s",
+					 h->names[i], e.name, e.hctl, strerror(-r));
 			if (j)
 				free_job(j);
+			h->dropped_total++;
 			continue;
 		}
-		snprintf(j->path, sizeof(j->path), "%s/%s", h->dir, h->names[i]);
+		snprintf(j->name, sizeof(j->name), "%s", h->names[i]);
+		snprintf(j->dir, sizeof(j->dir), "%s", h->dir);
 		if (h->queue_tail)
 			h->queue_tail->next = j;
 		else
 			h->queue = j;
 		h->queue_tail = j;
+		h->queued++;
 	}
 	start_next(h);
+}
+
+void uaed_hooks_get_stats(const struct uaed_hooks *h, struct uaed_hooks_stats *st)
+{
+	st->running = h->running;
+	st->queued = h->queued;
+	st->dropped = h->dropped_total;
 }

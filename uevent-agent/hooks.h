@@ -7,6 +7,7 @@
 #define UAED_HOOKS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <systemd/sd-event.h>
 
@@ -17,10 +18,21 @@ struct uaed_hooks;
 
 int uaed_hooks_new(struct uaed_hooks **ret, sd_event *loop);
 void uaed_hooks_free(struct uaed_hooks *h);
-/* (Re)read the folder: hooks not owned by root or writable by others are refused, logged. */
+/*
+ * (Re)read the folder: each hook opened once and checked on the open file; hooks not
+ * owned by root or writable by group or others, and folders (up to /) likewise, are
+ * refused, logged.
+ */
 void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg);
 /* Start (or queue, past max_concurrent) every hook that wants @e. */
 void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *e);
+
+struct uaed_hooks_stats {
+	unsigned int running, queued;
+	uint64_t dropped;	/* runs not made: queue full, or no memory or descriptor */
+};
+
+void uaed_hooks_get_stats(const struct uaed_hooks *h, struct uaed_hooks_stats *st);
 
 /*
  * A device- or kernel-supplied string made safe for an environment variable: printable

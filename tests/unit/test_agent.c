@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <systemd/sd-event.h>
 
 #include "config.h"
 #include "handoff.h"
@@ -195,6 +199,181 @@ START_TEST(state_check)
 }
 END_TEST
 
+/* Hooks, run for real: a folder in /tmp (sticky, root's), sh scripts, the daemon's loop. */
+struct hook_env {
+	char dir[64];
+	sd_event *loop;
+	struct uaed_hooks *h;
+	struct uaed_config cfg;
+};
+
+static void write_file(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+static void hooks_setup(struct hook_env *t, unsigned int max_hooks)
+{
+	sigset_t chld;
+
+	ck_assert_msg(geteuid() == 0, "hooks must be root's: run the unit tests as root "
+		      "(make check does)");
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	strcpy(t->dir, "/tmp/uae-hooks-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(t->dir));
+	ck_assert_int_eq(sd_event_new(&t->loop), 0);
+	ck_assert_int_eq(uaed_hooks_new(&t->h, t->loop), 0);
+	ck_assert_int_eq(uaed_config_load(&t->cfg, "/nonexistent/uaeventd.conf"), 0);
+	snprintf(t->cfg.hooks_dir, sizeof(t->cfg.hooks_dir), "%s", t->dir);
+	snprintf(t->cfg.mail_to, sizeof(t->cfg.mail_to), "storage@example.com");
+	t->cfg.max_hooks = max_hooks;
+}
+
+static void hooks_event(struct hook_env *t, const char *name)
+{
+	struct uaed_event e = { .ev = NULL };
+
+	strcpy(e.kind, "ua");
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	strcpy(e.category, "none");
+	strcpy(e.hctl, "99:0:0:0");
+	uaed_hooks_run(t->h, &e);
+}
+
+static void hooks_wait(struct hook_env *t)
+{
+	struct uaed_hooks_stats st;
+
+	for (int i = 0; i < 6000; i++) {
+		uaed_hooks_get_stats(t->h, &st);
+		if (!st.running && !st.queued)
+			return;
+		sd_event_run(t->loop, 10000);
+	}
+	ck_abort_msg("hooks still running (%u) or queued (%u) after 60 s", st.running, st.queued);
+}
+
+static void hooks_teardown(struct hook_env *t)
+{
+	DIR *d = opendir(t->dir);
+	struct dirent *de;
+
+	uaed_hooks_free(t->h);
+	sd_event_unref(t->loop);
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(t->dir);
+}
+
+static char *read_out(const struct hook_env *t, const char *name)
+{
+	static char buf[65536];
+	char path[128];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
+	buf[0] = '\0';
+	f = fopen(path, "r");
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* What runs is the file that was checked: one swapped in at its path later is not. */
+START_TEST(hooks_run_the_checked_file)
+{
+	struct hook_env t;
+	char script[256], path[128], tmp[128];
+
+	hooks_setup(&t, 4);
+	snprintf(script, sizeof(script), "#!/bin/sh\necho \"$UAEVENTS_EVENT $UAEVENTS_MAILTO\" "
+		 ">>%s/out\n", t.dir);
+	write_file(t.dir, "all-record", script, 0755);
+	snprintf(script, sizeof(script), "#!/bin/sh\necho group >>%s/out\n", t.dir);
+	write_file(t.dir, "all-group-writable", script, 0775);
+	uaed_hooks_scan(t.h, &t.cfg);
+	/* Replaced after the scan, as an attacker with a race would. */
+	snprintf(script, sizeof(script), "#!/bin/sh\necho swapped >>%s/out\n", t.dir);
+	write_file(t.dir, "swap.tmp", script, 0755);
+	snprintf(tmp, sizeof(tmp), "%s/swap.tmp", t.dir);
+	snprintf(path, sizeof(path), "%s/all-record", t.dir);
+	ck_assert_int_eq(rename(tmp, path), 0);
+	hooks_event(&t, "SOFT_THRESHOLD_REACHED");
+	hooks_wait(&t);
+	ck_assert_str_eq(read_out(&t, "out"), "SOFT_THRESHOLD_REACHED storage@example.com\n");
+	hooks_teardown(&t);
+}
+END_TEST
+
+/* A folder others can write to (here: its group) runs no hooks at all. */
+START_TEST(hooks_unsafe_folder)
+{
+	struct hook_env t;
+	struct uaed_hooks_stats st;
+	char script[256];
+
+	hooks_setup(&t, 4);
+	snprintf(script, sizeof(script), "#!/bin/sh\necho ran >>%s/out\n", t.dir);
+	write_file(t.dir, "all-record", script, 0755);
+	ck_assert_int_eq(chmod(t.dir, 0775), 0);
+	uaed_hooks_scan(t.h, &t.cfg);
+	hooks_event(&t, "SOFT_THRESHOLD_REACHED");
+	uaed_hooks_get_stats(t.h, &st);
+	ck_assert_uint_eq(st.running + st.queued, 0);
+	hooks_wait(&t);
+	ck_assert_str_eq(read_out(&t, "out"), "");
+	hooks_teardown(&t);
+}
+END_TEST
+
+/* A storm: one runs, 256 wait, the rest are counted; every run counted or made. */
+START_TEST(hooks_queue_bounded)
+{
+	struct hook_env t;
+	struct uaed_hooks_stats st;
+	char script[256], *out;
+	int lines = 0;
+
+	hooks_setup(&t, 1);
+	snprintf(script, sizeof(script), "#!/bin/sh\necho x >>%s/out\n", t.dir);
+	write_file(t.dir, "all-record", script, 0755);
+	uaed_hooks_scan(t.h, &t.cfg);
+	for (int i = 0; i < 300; i++)
+		hooks_event(&t, "SOFT_THRESHOLD_REACHED");
+	uaed_hooks_get_stats(t.h, &st);
+	ck_assert_uint_eq(st.running, 1);
+	ck_assert_uint_eq(st.queued, 256);
+	ck_assert_uint_eq(st.dropped, 300 - 1 - 256);
+	hooks_wait(&t);
+	for (out = read_out(&t, "out"); *out; out++)
+		lines += *out == '\n';
+	ck_assert_int_eq(lines, 257);
+	/* With room again, runs are made again. */
+	hooks_event(&t, "SOFT_THRESHOLD_REACHED");
+	hooks_wait(&t);
+	uaed_hooks_get_stats(t.h, &st);
+	ck_assert_uint_eq(st.dropped, 43);
+	hooks_teardown(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent");
@@ -207,6 +386,10 @@ int main(void)
 	tcase_add_test(tc, config_errors);
 	tcase_add_test(tc, state_check);
 	tcase_add_test(tc, handoff_follows_config);
+	tcase_add_test(tc, hooks_run_the_checked_file);
+	tcase_add_test(tc, hooks_unsafe_folder);
+	tcase_add_test(tc, hooks_queue_bounded);
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
