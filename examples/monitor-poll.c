@@ -45,8 +45,15 @@ int main(int argc, char **argv)
 
 		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
 			break;
-		while (count != 0 && uae_monitor_receive(m, &ev) == 0) {
-			const char *dev = uae_event_get_devname(ev);
+		/* Until -EAGAIN: a malformed message (-EBADMSG) is skipped, events wait behind it. */
+		while (count != 0 && ((r = uae_monitor_receive(m, &ev)) == 0 || r == -EBADMSG)) {
+			const char *dev;
+
+			if (r == -EBADMSG) {
+				fprintf(stderr, "monitor-poll: %s\n", uae_strerror(r));
+				continue;
+			}
+			dev = uae_event_get_devname(ev);
 
 			printf("seq %" PRIu64 ": %s on %s (%s), category %s\n",
 			       uae_event_get_seq(ev), uae_event_get_name(ev), dev ? dev : "-",

@@ -533,7 +533,7 @@ const char *uae_strerror(int err)
 	case -ENOBUFS:
 		return "event socket overflowed, events were lost";
 	case -EBADMSG:
-		return "malformed message from the kernel";
+		return "malformed message, or one not sent by the kernel, skipped";
 	case -EPERM:
 		return "permission denied (needs CAP_SYS_ADMIN)";
 	case -ENODEV:

@@ -98,6 +98,17 @@ static int on_message(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/* A message some process sent to our port: skipped, and said (-EBADMSG), never an event. */
+static int on_message_in(struct nl_msg *msg, void *arg)
+{
+	struct uae_monitor *m = arg;
+
+	if (uae_nlmsg_from_kernel(msg, NULL) == NL_OK)
+		return NL_OK;
+	m->parse_error = -EBADMSG;
+	return NL_SKIP;
+}
+
 /* Where the stream stands now, so that a replay knows where this monitor started. */
 static int mark_start(struct uae_monitor *m)
 {
@@ -172,6 +183,7 @@ int uae_monitor_new(struct uae_monitor **ret)
 	/* Multicast notifications carry no sequence numbers of ours. */
 	nl_socket_disable_seq_check(m->sock);
 	nl_socket_modify_cb(m->sock, NL_CB_VALID, NL_CB_CUSTOM, on_message, m);
+	nl_socket_modify_cb(m->sock, NL_CB_MSG_IN, NL_CB_CUSTOM, on_message_in, m);
 	r = update_groups(m);
 	if (r < 0)
 		goto fail;

@@ -50,6 +50,16 @@ int uae_nlerr_to_errno(int nlerr)
 	}
 }
 
+/*
+ * Any local process, unprivileged too, may send a unicast message to our socket's port:
+ * only the kernel's (source port 0, which no process can have) are read, replies and
+ * the family's resolution included.
+ */
+int uae_nlmsg_from_kernel(struct nl_msg *msg, void *arg)
+{
+	return nlmsg_get_src(msg)->nl_pid == 0 ? NL_OK : NL_SKIP;
+}
+
 int uae_genl_open(struct nl_sock **sock, int *family)
 {
 	struct nl_sock *s = nl_socket_alloc();
@@ -57,6 +67,8 @@ int uae_genl_open(struct nl_sock **sock, int *family)
 
 	if (!s)
 		return -ENOMEM;
+	/* Before the first receive: genl_ctrl_resolve() clones the socket's callbacks. */
+	nl_socket_modify_cb(s, NL_CB_MSG_IN, NL_CB_CUSTOM, uae_nlmsg_from_kernel, NULL);
 	r = genl_connect(s);
 	if (r >= 0)
 		r = genl_ctrl_resolve(s, UAEVENTS_GENL_NAME);
@@ -129,6 +141,7 @@ int uae_genl_transact(struct nl_sock *sock, struct nl_msg *msg,
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
+	nl_cb_set(cb, NL_CB_MSG_IN, NL_CB_CUSTOM, uae_nlmsg_from_kernel, NULL);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &t);
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &t);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_finish, &t);

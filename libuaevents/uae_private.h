@@ -100,6 +100,8 @@ int uae_kernel_stats_groups(struct uae_kernel_stats *st, uint64_t *group_last);
 /* netlink.c: the family over libnl. */
 int uae_nlerr_to_errno(int nlerr);
 /* A connected generic netlink socket and the family's id; -ENOENT: module not loaded. */
+/* NL_CB_MSG_IN: NL_SKIP for what a process, not the kernel, sent. */
+int uae_nlmsg_from_kernel(struct nl_msg *msg, void *arg);
 int uae_genl_open(struct nl_sock **sock, int *family);
 /* A request for @cmd, to add attributes to and send with uae_genl_transact(). */
 struct nl_msg *uae_genl_request(int family, uint8_t cmd, int flags);

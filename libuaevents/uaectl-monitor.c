@@ -223,7 +223,12 @@ int cmd_monitor(int argc, char **argv)
 			r = -errno;
 			break;
 		}
-		while ((r = uae_monitor_receive(m, &ev)) == 0) {
+		/* A malformed message is said and skipped: the events behind it still wait. */
+		while ((r = uae_monitor_receive(m, &ev)) == 0 || r == -EBADMSG) {
+			if (r == -EBADMSG) {
+				fprintf(stderr, "uaectl: %s\n", uae_strerror(r));
+				continue;
+			}
 			uaectl_print_event(ev, json);
 			uae_event_unref(ev);
 		}
@@ -236,9 +241,9 @@ int cmd_monitor(int argc, char **argv)
 			r = 0;
 			continue;
 		}
-		/* Overflow and malformed messages are reported; monitoring goes on. */
+		/* An overflow the history could not answer is reported; monitoring goes on. */
 		fprintf(stderr, "uaectl: %s\n", uae_strerror(r));
-		if (r != -ENOBUFS && r != -EBADMSG)
+		if (r != -ENOBUFS)
 			break;
 		r = 0;
 	}

@@ -355,10 +355,18 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+static bool same_file(const char *path, const struct stat *st)
+{
+	struct stat now;
+
+	return stat(path, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}
+
 /* In the child: run the hook from the file that was checked, not from its path. */
 static void exec_hook(struct job *j, int out)
 {
-	char *argv[] = { j->name, NULL };
+	char *argv[] = { j->name, NULL }, path[600];
+	struct stat checked;
 	sigset_t none;
 	int fd;
 
@@ -373,21 +381,20 @@ static void exec_hook(struct job *j, int out)
 	 * interpreter reads it as /dev/fd/N). */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	fd = dup(j->fd);
-	if (fd >= 0)
-		execveat(fd, "", argv, j->envp, AT_EMPTY_PATH);
-	/*
-	 * A script needs /dev/fd, which a minimal /dev may lack (ENOENT): then by its path,
-	 * only while that is still the file that was checked.
-	 */
-	if (fd >= 0 && errno == ENOENT) {
-		char path[600];
-		struct stat a, b;
-
-		snprintf(path, sizeof(path), "%s/%s", j->dir, j->name);
-		if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
-		    a.st_ino == b.st_ino)
-			execve(path, argv, j->envp);
+	if (fd < 0 || fstat(fd, &checked) < 0) {
+		fprintf(stderr, "cannot execute hook %s: %m\n", j->name);
+		_exit(127);
 	}
+	/* A script's interpreter opens /dev/fd/N, which a minimal /dev may lack. */
+	snprintf(path, sizeof(path), "/dev/fd/%d", fd);
+	if (same_file(path, &checked))
+		execveat(fd, "", argv, j->envp, AT_EMPTY_PATH);
+	/* Else by its path, only while that is still the file that was checked. */
+	snprintf(path, sizeof(path), "%s/%s", j->dir, j->name);
+	if (same_file(path, &checked))
+		execve(path, argv, j->envp);
+	else
+		errno = ESTALE;
 	fprintf(stderr, "cannot execute hook %s: %m\n", j->name);
 	_exit(127);
 }

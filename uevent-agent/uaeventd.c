@@ -244,12 +244,21 @@ static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userda
 {
 	struct daemon *d = userdata;
 	struct uae_event *ev;
+	unsigned int bad = 0;
 	int r;
 
-	while ((r = uae_monitor_receive(d->monitor, &ev)) == 0) {
+	/* A malformed message is skipped, not the end of the batch: events wait behind it. */
+	while ((r = uae_monitor_receive(d->monitor, &ev)) == 0 || r == -EBADMSG) {
+		if (r == -EBADMSG) {
+			bad++;
+			continue;
+		}
 		handle_event(d, ev);
 		uae_event_unref(ev);
 	}
+	if (bad)
+		sd_journal_print(LOG_WARNING, "uaeventd: %u message(s) skipped: %s", bad,
+				 uae_strerror(-EBADMSG));
 	save_state(d);
 	if (r != -EAGAIN && r != -EINTR)
 		sd_journal_print(LOG_ERR, "uaeventd: %s", uae_strerror(r));

@@ -226,6 +226,42 @@ check "the timed-out hook is logged" \
 check "and neither it nor its child is left" \
 	wait_for 5 sh -c '! ps -o args | grep -q "^sleep 1000"'
 
+# ---- forged netlink messages: never events ----
+# A process with CAP_NET_ADMIN may send a unicast message to another netlink socket's port.  A forged soft
+# threshold, numbered ahead of the module, would be an alert nobody raised and would make
+# the next real events look like duplicates.
+uaectl monitor --json >/tmp/forge-mon.json 2>/tmp/forge-mon.err &
+forge_mon=$!
+sleep 1
+instance=$(uaectl status --json | jq -r .instance)
+ahead=$(($(uaectl status --json | jq .last_seq) + 1000))
+# forge WANT SETPRIV-ARGS...: uae-forge reaches at least WANT sockets (0: none).
+forge() {
+	want=$1
+	shift
+	sent=$(/usr/bin/setpriv "$@" uae-forge "$instance" "$ahead" 77 2>"$SAW")
+	echo "sent to ${sent:-0} sockets" >>"$SAW"
+	if [ "$want" -eq 0 ]; then [ "${sent:-0}" -eq 0 ]; else [ "${sent:-0}" -ge "$want" ]; fi
+}
+check "as nobody, the kernel refuses to carry it (unicast needs CAP_NET_ADMIN)" \
+	forge 0 --reuid=65534 --regid=65534 --clear-groups
+# A process with CAP_NET_ADMIN only (as network daemons have) can.
+check "with CAP_NET_ADMIN only, uae-forge reaches the subscribers' sockets (uaeventd, uaectl)" \
+	forge 2 --inh-caps=-all --bounding-set=-all,+net_admin
+check "uaeventd says it skipped them" \
+	wait_for 10 journal_has 'select(.MESSAGE | test("message\\(s\\) skipped"))'
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+real=$(uaectl status --json | jq .last_seq)
+check "a real event after them is logged" \
+	wait_for 15 journal_has "select(.UAEVENTS_SEQ == \"$real\")"
+check "and no forged one" sh -c "! journalctl -o json -t uaeventd UAEVENTS_DEVICE=forged | grep . >'$SAW'"
+check "uaectl monitor shows the real event, not the forged one" \
+	wait_for 10 sh -c "jq -e -s 'map(select(.seq == $real)) | length == 1' /tmp/forge-mon.json >/dev/null &&
+		! grep -q forged /tmp/forge-mon.json"
+check "and says on stderr that it skipped a message" grep -q "skipped" /tmp/forge-mon.err
+kill "$forge_mon" 2>/dev/null
+wait "$forge_mon" 2>/dev/null
+
 # ---- kill -9 during a storm, restart: every event logged exactly once ----
 first=$(($(uaectl status --json | jq .last_seq) + 1))
 uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count 400 &
