@@ -160,6 +160,9 @@ struct daemon {
 	struct uaed_config cfg;
 	sd_event *loop;
 	struct uae_monitor *monitor;
+	sd_event_source *monitor_source;
+	uint64_t subscribed;	/* the module instance subscribed to; 0 in fallback */
+	sd_event_source *follow;
 	struct uaed_hooks *hooks;
 	struct uaed_rescan *rescan;
 	struct uaed_state state;
@@ -273,6 +276,7 @@ static int start_monitor(struct daemon *d)
 	uint64_t since;
 	int r;
 
+	d->subscribed = 0;
 	r = uae_monitor_new(&d->monitor);
 	if (r < 0)
 		return r;
@@ -280,7 +284,8 @@ static int start_monitor(struct daemon *d)
 		sd_journal_print(LOG_WARNING, "uaeventd: the uaevents module is not loaded; "
 				 "falling back to the stock kernel's SDEV_UA uevents (fewer "
 				 "kinds and fields)");
-		return sd_event_add_io(d->loop, NULL, uae_monitor_get_fd(d->monitor), EPOLLIN,
+		return sd_event_add_io(d->loop, &d->monitor_source, uae_monitor_get_fd(d->monitor),
+				       EPOLLIN,
 				       on_monitor, d);
 	}
 	r = uae_kernel_stats(&ks);
@@ -288,7 +293,9 @@ static int start_monitor(struct daemon *d)
 		return r;
 	if (uaed_state_load(d->cfg.state_file, &st) < 0) {
 		sd_journal_print(LOG_INFO, "uaeventd: no state yet; logging events from now on");
-		return sd_event_add_io(d->loop, NULL, uae_monitor_get_fd(d->monitor), EPOLLIN,
+		d->subscribed = ks.instance;
+		return sd_event_add_io(d->loop, &d->monitor_source, uae_monitor_get_fd(d->monitor),
+				       EPOLLIN,
 				       on_monitor, d);
 	}
 	/* Another instance: the module was reloaded; all of its history is new to us. */
@@ -307,6 +314,7 @@ static int start_monitor(struct daemon *d)
 				 PRIu64 "; logging from there", since, ks.instance, ks.last_seq);
 		since = ks.last_seq;
 	}
+	d->subscribed = ks.instance;
 	d->state.instance = ks.instance;
 	d->state.seq = since;
 	sd_journal_print(LOG_INFO, "uaeventd: replaying events after %016" PRIx64 "/%" PRIu64,
@@ -314,10 +322,69 @@ static int start_monitor(struct daemon *d)
 	r = uae_monitor_replay(d->monitor, since);
 	if (r < 0)
 		return r;
-	r = sd_event_add_io(d->loop, NULL, uae_monitor_get_fd(d->monitor), EPOLLIN, on_monitor, d);
+	r = sd_event_add_io(d->loop, &d->monitor_source, uae_monitor_get_fd(d->monitor), EPOLLIN,
+			    on_monitor, d);
 	if (r >= 0)
 		on_monitor(NULL, -1, 0, d);	/* what the replay queued */
 	return r;
+}
+
+/*
+ * The module can be unloaded and loaded again (an upgrade, an administrator) while the
+ * daemon runs: its multicast groups go with it, and a subscription to the old instance
+ * hears nothing, silently.  Every FOLLOW_S the daemon asks the module where it stands and
+ * subscribes again when it went away (then the stock kernel's SDEV_UA uevents), came
+ * (the new instance's history is replayed from its start) or was replaced.  If it cannot
+ * subscribe at all, it stops the watchdog's pings: systemd restarts it.
+ */
+#define FOLLOW_S 2
+
+static void resubscribe(struct daemon *d, const char *why)
+{
+	int r;
+
+	if (d->monitor)
+		on_monitor(NULL, -1, 0, d);	/* what the old subscription still holds */
+	d->monitor_source = sd_event_source_disable_unref(d->monitor_source);
+	d->monitor = uae_monitor_unref(d->monitor);
+	sd_journal_send("MESSAGE=uaeventd: %s; subscribing again", why, "PRIORITY=%d",
+			LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
+			"UAEVENTS_ACTION=resubscribe", NULL);
+	r = start_monitor(d);
+	if (r < 0) {
+		sd_journal_print(LOG_ERR, "uaeventd: cannot subscribe: %s; no events are received, "
+				 "the watchdog stops (systemd restarts the service)",
+				 uae_strerror(r));
+		d->monitor_source = sd_event_source_disable_unref(d->monitor_source);
+		d->monitor = uae_monitor_unref(d->monitor);
+		sd_event_set_watchdog(d->loop, false);
+		return;
+	}
+	sd_event_set_watchdog(d->loop, true);
+}
+
+static int on_follow(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+	struct uae_kernel_stats ks;
+	char why[128];
+	int r = uae_kernel_stats(&ks);
+
+	why[0] = '\0';
+	if (!d->monitor)
+		snprintf(why, sizeof(why), "not subscribed");
+	else if (d->subscribed && r == -ENOENT)
+		snprintf(why, sizeof(why), "the uaevents module was unloaded");
+	else if (!d->subscribed && r == 0)
+		snprintf(why, sizeof(why), "the uaevents module was loaded (instance %016"
+			 PRIx64 ")", ks.instance);
+	else if (d->subscribed && r == 0 && ks.instance != d->subscribed)
+		snprintf(why, sizeof(why), "the uaevents module was reloaded (instance %016"
+			 PRIx64 ", was %016" PRIx64 ")", ks.instance, d->subscribed);
+	if (why[0])
+		resubscribe(d, why);
+	sd_event_source_set_time_relative(s, FOLLOW_S * 1000000ULL);
+	return 0;
 }
 
 /*
@@ -454,6 +521,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	r = sd_event_add_time_relative(d.loop, &d.follow, CLOCK_MONOTONIC, FOLLOW_S * 1000000ULL,
+				       0, on_follow, &d);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(d.follow, SD_EVENT_ON);
+	if (r < 0) {
+		fprintf(stderr, "uaeventd: cannot arm the module check: %s\n", strerror(-r));
+		goto out;
+	}
+
 	apply_handoff(&d);
 	sd_journal_print(LOG_INFO, "uaeventd: listening for SCSI events%s",
 			 d.cfg.rescan ? "" : " (observe only: no rescans)");
@@ -466,6 +542,8 @@ int main(int argc, char **argv)
 				 "RuntimeDirectory= removes it", UAED_HANDOFF_DIR, strerror(-q));
 	save_state(&d);
 out:
+	sd_event_source_disable_unref(d.follow);
+	sd_event_source_disable_unref(d.monitor_source);
 	uaed_rescan_free(d.rescan);
 	uaed_hooks_free(d.hooks);
 	uae_monitor_unref(d.monitor);

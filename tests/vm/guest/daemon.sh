@@ -306,6 +306,36 @@ echo 2 >"$SDEBUG/virtual_gb"
 touch_disk "$DISK"
 check "a capacity change arrives through SDEV_UA and is logged" \
 	wait_for 15 journal_has 'select(.UAEVENTS_SOURCE == "sdev_ua" and .UAEVENTS_EVENT == "CAPACITY_DATA_HAS_CHANGED")'
+
+# ---- the module loaded, then reloaded, under a running uaeventd: never deaf ----
+# An event raised at once, before the daemon notices (it looks every 2 s), comes from the
+# new instance's history.
+# new_instance_event: the module's latest event is in uaeventd's journal entries.
+new_instance_event() {
+	inst=$(uaectl status --json | jq -r .instance)
+	last=$(uaectl status --json | jq -r .last_seq)
+	journalctl -o json -t uaeventd UAEVENTS_INSTANCE="$inst" >"$SAW.all"
+	jq -r '"\(.UAEVENTS_SEQ) \(.UAEVENTS_EVENT)"' "$SAW.all" >"$SAW"
+	echo "want instance $inst seq $last" >>"$SAW"
+	jq -e -s --arg l "$last" 'map(select(.UAEVENTS_SEQ == $l)) | length == 1' "$SAW.all" >/dev/null
+}
+insmod /modules/uaevents.ko history_size=16384
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+check "the module loaded after uaeventd: it subscribes, and says so" \
+	wait_for 15 journal_has 'select(.UAEVENTS_ACTION == "resubscribe" and (.MESSAGE | test("was loaded")))'
+check "the event raised before it subscribed is logged (replayed from the start)" \
+	wait_for 15 new_instance_event
+# (Reloaded, or, if it looked in between, unloaded and then loaded.)
+came='select(.UAEVENTS_ACTION == "resubscribe" and (.MESSAGE | test("was (re)?loaded")))'
+n=$(journal_count "$came")
+rmmod uaevents
+insmod /modules/uaevents.ko history_size=16384
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+check "the module reloaded under uaeventd: it subscribes to the new one, and says so" \
+	wait_for 15 sh -c "[ \$(journalctl -o json -t uaeventd | jq -s 'map($came) | length') -gt $n ]"
+check "the new module's event is logged" wait_for 15 new_instance_event
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+check "and the next one, live" wait_for 15 new_instance_event
 kill "$UAEVENTD_PID"
 check "no oops, BUG or WARNING in the kernel log" \
 	sh -c '! dmesg | grep -E "BUG:|WARNING:|Oops|Call Trace"'
