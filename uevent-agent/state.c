@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,16 +127,42 @@ int uaed_journal_sync(uint64_t timeout_usec)
 	return r < 0 ? r : 0;
 }
 
-uint64_t uaed_journal_last_seq(uint64_t instance)
+static bool field_u64(sd_journal *j, const char *field, uint64_t *v)
 {
-	sd_journal *j;
-	uint64_t best = 0;
-	char match[64];
 	const void *data;
-	size_t len;
+	size_t len, skip = strlen(field) + 1;
+	char buf[32];
+
+	if (sd_journal_get_data(j, field, &data, &len) < 0 || len <= skip ||
+	    len - skip >= sizeof(buf))
+		return false;
+	memcpy(buf, (const char *)data + skip, len - skip);
+	buf[len - skip] = '\0';
+	*v = strtoull(buf, NULL, 10);
+	return true;
+}
+
+struct range {
+	uint64_t first, last;
+};
+
+static int by_first(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from)
+{
+	struct range *ranges = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t through = from;
+	sd_journal *j;
+	char match[64];
 
 	if (sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY) < 0)
-		return 0;
+		return from;
 	snprintf(match, sizeof(match), "UAEVENTS_INSTANCE=%016" PRIx64, instance);
 	sd_journal_add_match(j, match, 0);
 	sd_journal_add_match(j, "SYSLOG_IDENTIFIER=uaeventd", 0);
@@ -147,18 +174,36 @@ uint64_t uaed_journal_last_seq(uint64_t instance)
 	 */
 	snprintf(match, sizeof(match), "_UID=%u", (unsigned int)getuid());
 	sd_journal_add_match(j, match, 0);
-	/* Entries of one instance are logged in sequence order: the newest holds the highest. */
-	if (sd_journal_seek_tail(j) >= 0 && sd_journal_previous(j) > 0 &&
-	    sd_journal_get_data(j, "UAEVENTS_SEQ", &data, &len) >= 0) {
-		char buf[32];
-		size_t n = len - strlen("UAEVENTS_SEQ=");
+	/*
+	 * Not the newest entry's number: an event that could not be logged (journald away)
+	 * leaves a hole below later ones, and the state stayed before it.  A gap entry covers
+	 * the events it reports as lost.
+	 */
+	SD_JOURNAL_FOREACH(j) {
+		uint64_t seq, gap = 0;
 
-		if (n < sizeof(buf)) {
-			memcpy(buf, (const char *)data + strlen("UAEVENTS_SEQ="), n);
-			buf[n] = '\0';
-			best = strtoull(buf, NULL, 10);
+		if (!field_u64(j, "UAEVENTS_SEQ", &seq))
+			continue;
+		field_u64(j, "UAEVENTS_GAP", &gap);
+		if (seq + (gap ? gap : 1) - 1 <= from)
+			continue;
+		if (n == cap) {
+			struct range *more = reallocarray(ranges, cap ? cap * 2 : 256,
+							  sizeof(*ranges));
+
+			if (!more)
+				break;
+			ranges = more;
+			cap = cap ? cap * 2 : 256;
 		}
+		ranges[n].first = seq;
+		ranges[n++].last = seq + (gap ? gap : 1) - 1;
 	}
 	sd_journal_close(j);
-	return best;
+	qsort(ranges, n, sizeof(*ranges), by_first);
+	for (size_t i = 0; i < n && ranges[i].first <= through + 1; i++)
+		if (ranges[i].last > through)
+			through = ranges[i].last;
+	free(ranges);
+	return through;
 }

@@ -28,7 +28,11 @@ int uaed_state_save(const char *path, const struct uaed_state *st);
  * last entries may still be in its socket), at most @timeout_usec: 0 or -errno.
  */
 int uaed_journal_sync(uint64_t timeout_usec);
-/* The highest UAEVENTS_SEQ uaeventd logged for @instance, 0 if none. */
-uint64_t uaed_journal_last_seq(uint64_t instance);
+/*
+ * How far uaeventd's journal entries of @instance go on without a hole after @from: the
+ * highest N such that every event from @from + 1 to N was logged (or reported lost by a
+ * gap entry); @from if none.
+ */
+uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from);
 
 #endif /* UAED_STATE_H */

@@ -168,6 +168,12 @@ struct daemon {
 	struct uaed_state state;
 	bool state_dirty;
 	bool state_failing;	/* the last save failed: said once, until one works again */
+	/*
+	 * An event could not be logged (journald gone): the state stays before it from then
+	 * on, so that the next start replays it.  Later events may then be logged twice,
+	 * never lost.
+	 */
+	bool journal_failed;
 };
 
 static void act_on(struct daemon *d, struct uaed_event *e)
@@ -204,15 +210,19 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	struct uaed_event e;
 	int r;
 
-	if (uae_event_get_kind(ev) == UAE_EVENT_GAP) {
-		log_gap(ev);
-		return;
+	r = uae_event_get_kind(ev) == UAE_EVENT_GAP ? log_gap(ev) : log_event(ev);
+	if (r < 0 && !d->journal_failed) {
+		/* Not through the journal, which just failed: the unit's stderr, the console. */
+		fprintf(stderr, "uaeventd: cannot write event %" PRIu64 " of %016" PRIx64 " to the "
+			"journal: %s; the state stays before it until a restart, which replays "
+			"it (events after it may then be logged twice)\n", uae_event_get_seq(ev),
+			uae_event_get_instance(ev), strerror(-r));
+		d->journal_failed = true;
 	}
-	r = log_event(ev);
-	if (r < 0)
-		fprintf(stderr, "uaeventd: cannot write to the journal: %s\n", strerror(-r));
+	if (uae_event_get_kind(ev) == UAE_EVENT_GAP)
+		return;
 	/* Stock uevents have no sequence numbers: nothing to remember. */
-	if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK)) {
+	if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK) && !d->journal_failed) {
 		d->state.instance = uae_event_get_instance(ev);
 		d->state.seq = uae_event_get_seq(ev);
 		d->state_dirty = true;
@@ -305,8 +315,7 @@ static int start_monitor(struct daemon *d)
 		sd_journal_print(LOG_WARNING, "uaeventd: journald did not catch up within 10 s "
 				 "(%s): events a killed instance logged last may be logged again",
 				 strerror(-r));
-	if (uaed_journal_last_seq(ks.instance) > since)
-		since = uaed_journal_last_seq(ks.instance);
+	since = uaed_journal_logged_through(ks.instance, since);
 	/* Past what the module has numbered: a corrupt state file; nothing after it is seen. */
 	if (since > ks.last_seq) {
 		sd_journal_print(LOG_WARNING, "uaeventd: the state says event %" PRIu64 " of "

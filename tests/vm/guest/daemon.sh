@@ -262,6 +262,31 @@ check "and says on stderr that it skipped a message" grep -q "skipped" /tmp/forg
 kill "$forge_mon" 2>/dev/null
 wait "$forge_mon" 2>/dev/null
 
+# ---- journald away when an event comes: the state stays before it, a restart logs it ----
+kill "$(pidof systemd-journald)"
+wait_for 10 sh -c '! pidof systemd-journald >/dev/null'
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+unlogged=$(uaectl status --json | jq .last_seq)
+check "uaeventd says on stderr that it could not log event $unlogged" \
+	wait_for 10 grep -q "cannot write event $unlogged " /tmp/uaeventd.err
+start_journald
+wait_for 20 sh -c 'journalctl -n 1 >/dev/null'
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+after=$(uaectl status --json | jq .last_seq)
+check "the next event is logged again" \
+	wait_for 15 journal_has "select(.UAEVENTS_SEQ == \"$after\")"
+state_before() { cat "$STATE" >"$SAW"; [ "$(cut -d' ' -f2 "$STATE")" -lt "$unlogged" ]; }
+check "the state stays before the event that was not logged" state_before
+kill "$UAEVENTD_PID"
+wait "$UAEVENTD_PID" 2>/dev/null
+check "uaeventd restarts" start_daemon
+logged_once_seq() {
+	journalctl -o json -t uaeventd UAEVENTS_INSTANCE="$instance" |
+		jq -r '.UAEVENTS_SEQ' | grep -cx "$1" >"$SAW"
+	[ "$(cat "$SAW")" -eq 1 ]
+}
+check "and logs event $unlogged, once" wait_for 15 logged_once_seq "$unlogged"
+
 # ---- kill -9 during a storm, restart: every event logged exactly once ----
 first=$(($(uaectl status --json | jq .last_seq) + 1))
 uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count 400 &
