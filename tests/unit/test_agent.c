@@ -199,7 +199,11 @@ START_TEST(state_check)
 }
 END_TEST
 
-/* Hooks, run for real: a folder in /tmp (sticky, root's), sh scripts, the daemon's loop. */
+/*
+ * Hooks, run for real: a folder in /tmp (sticky, root's), sh scripts, the daemon's loop.
+ * Owned by whoever runs the test: root, or (a package build) the user the daemon would
+ * run as.
+ */
 struct hook_env {
 	char dir[64];
 	sd_event *loop;
@@ -224,8 +228,6 @@ static void hooks_setup(struct hook_env *t, unsigned int max_hooks)
 {
 	sigset_t chld;
 
-	ck_assert_msg(geteuid() == 0, "hooks must be root's: run the unit tests as root "
-		      "(make check does)");
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
