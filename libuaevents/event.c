@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
@@ -210,6 +211,23 @@ struct uae_event *uae_event_new_gap(const struct uae_event *next, uint64_t first
 	return gap;
 }
 
+struct uae_event *uae_event_new_module(uint64_t instance, const char *name)
+{
+	struct uae_event *ev = calloc(1, sizeof(*ev));
+	struct timespec ts;
+
+	if (!ev)
+		return NULL;
+	ev->refcount = 1;
+	ev->kind = UAE_EVENT_MODULE;
+	ev->instance = instance;
+	ev->repeat = 1;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ev->timestamp_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	return ev;
+}
+
 int uae_group_of_kind(enum uae_event_kind kind)
 {
 	switch (kind) {
@@ -254,6 +272,8 @@ const char *uae_event_get_kind_name(const struct uae_event *ev)
 
 	if (ev->kind == UAE_EVENT_GAP)
 		return "gap";
+	if (ev->kind == UAE_EVENT_MODULE)
+		return "module";
 	return ev->kind >= UAE_EVENT_UA && ev->kind <= UAE_EVENT_SGIO ? names[ev->kind] :
 								       "unknown";
 }

@@ -41,6 +41,16 @@ enum uae_event_kind {
 	 * whatever the filters, just before the event that revealed the gap.
 	 */
 	UAE_EVENT_GAP = 100,
+	/*
+	 * Not from the kernel: the module was loaded (name MODULE_LOADED, the new instance)
+	 * or unloaded (MODULE_UNLOADED, the instance that went), and the monitor followed
+	 * it, whatever the filters.  After MODULE_LOADED come the new instance's events from
+	 * its first; after MODULE_UNLOADED, until the next MODULE_LOADED, the stock kernel's
+	 * SDEV_UA= uevents (uae_monitor_is_fallback()).  MODULE_MISSED: instances loaded and
+	 * unloaded again before the monitor could follow them, as many as
+	 * uae_event_get_repeat(); whatever events they had are lost.  Sequence number 0.
+	 */
+	UAE_EVENT_MODULE = 101,
 };
 
 /* uae_event_get_flags() */
@@ -56,10 +66,14 @@ enum uae_event_kind {
  * Connect to the kernel module's generic netlink family and subscribe to all its events
  * from now on; the socket is non-blocking.  Without the module, the monitor falls back to
  * the stock kernel's SDEV_UA= uevents (through libudev): unit attentions of the kinds the
- * kernel names, without sense data, sequence numbers or history.
+ * kernel names, without sense data, sequence numbers or history.  The monitor follows the
+ * module as it is unloaded and loaded again (UAE_EVENT_MODULE); its fd stays the same.
  */
 int uae_monitor_new(struct uae_monitor **ret);
-/* 1 when the monitor reads the stock kernel's uevents, because the module is not loaded. */
+/*
+ * 1 when the monitor reads the stock kernel's uevents, because the module is not loaded
+ * (now: it changes with UAE_EVENT_MODULE events).
+ */
 int uae_monitor_is_fallback(struct uae_monitor *m);
 
 /*

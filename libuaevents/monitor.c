@@ -6,11 +6,20 @@
  * socket overflows (ENOBUFS) it replays what it missed from the kernel's history, and
  * drops what it already handed out; what the history no longer holds is reported as the
  * next event's gap.
+ *
+ * The module can be unloaded and loaded again under a monitor (an upgrade, an
+ * administrator): its multicast groups go with it, and a subscription to the old instance
+ * would hear nothing, silently.  The monitor's socket also listens to the generic netlink
+ * controller, which announces every family that comes and goes; on each announcement for
+ * uaevents the monitor asks the kernel where the module stands and follows it.  Its fd,
+ * an epoll fd over the socket and, without the module, libudev's monitor, stays the same.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <linux/netlink.h>
 
@@ -26,13 +35,27 @@
 
 struct uae_monitor {
 	int refcount;
+	int epoll_fd;			/* what the caller polls: sock, and udev_monitor */
 	/* Without the module: the stock kernel's uevents. */
 	struct udev *udev;
 	struct udev_monitor *udev_monitor;
 	struct uae_filter filter;
 	struct nl_sock *sock;		/* subscription, non-blocking */
 	struct nl_sock *control;	/* requests (replay), blocking; opened on demand */
-	int family_id;
+	int family_id;			/* 0: the module is not loaded */
+	int group_ids[UAE_GROUPS];
+	uint64_t instance;		/* the module instance followed; 0: none */
+	bool follow;			/* the controller announced uaevents: look again */
+	bool follow_when_drained;	/* an overflow while the module was reloaded */
+	/*
+	 * The family ids of the instances followed lately.  The kernel gives each
+	 * registration a new id (idr_alloc_cyclic()): an instance whose unregistration is
+	 * announced under an id never followed came and went before the monitor could look,
+	 * and its events are unknown.  How many, said with the next UAE_EVENT_MODULE.
+	 */
+	int followed_ids[16];
+	unsigned int n_followed;
+	uint32_t missed;
 	/* Events received but not handed out yet, oldest first. */
 	struct uae_event *head, *tail;
 	int parse_error;
@@ -82,12 +105,57 @@ static struct uae_event *dequeue(struct uae_monitor *m)
 	return ev;
 }
 
+static void note_followed(struct uae_monitor *m)
+{
+	size_t n = sizeof(m->followed_ids) / sizeof(m->followed_ids[0]);
+
+	m->followed_ids[m->n_followed++ % n] = m->family_id;
+}
+
+static bool was_followed(const struct uae_monitor *m, int id)
+{
+	size_t n = sizeof(m->followed_ids) / sizeof(m->followed_ids[0]);
+
+	for (size_t i = 0; i < n && i < m->n_followed; i++)
+		if (m->followed_ids[i] == id)
+			return true;
+	return false;
+}
+
+/* The controller's announcement of a family registered or unregistered: is it ours? */
+static void on_controller(struct uae_monitor *m, struct nlmsghdr *nlh)
+{
+	static struct nla_policy policy[CTRL_ATTR_MAX + 1] = {
+		[CTRL_ATTR_FAMILY_ID] = { .type = NLA_U16 },
+		[CTRL_ATTR_FAMILY_NAME] = { .type = NLA_STRING },
+	};
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+
+	if (!genlmsg_valid_hdr(nlh, 0) ||
+	    (gh->cmd != CTRL_CMD_NEWFAMILY && gh->cmd != CTRL_CMD_DELFAMILY) ||
+	    genlmsg_parse(nlh, 0, tb, CTRL_ATTR_MAX, policy) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_NAME] || !tb[CTRL_ATTR_FAMILY_ID] ||
+	    strcmp(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), UAEVENTS_GENL_NAME))
+		return;
+	if (gh->cmd == CTRL_CMD_DELFAMILY && !was_followed(m, nla_get_u16(tb[CTRL_ATTR_FAMILY_ID])))
+		m->missed++;
+	m->follow = true;
+}
+
 static int on_message(struct nl_msg *msg, void *arg)
 {
 	struct uae_monitor *m = arg;
 	struct uae_event *ev = NULL;
 	int r;
 
+	if (nlmsg_hdr(msg)->nlmsg_type == GENL_ID_CTRL) {
+		on_controller(m, nlmsg_hdr(msg));
+		return NL_OK;
+	}
+	/* A family id another instance of the module had: nothing of ours. */
+	if (nlmsg_hdr(msg)->nlmsg_type != m->family_id)
+		return NL_SKIP;
 	r = uae_event_from_nlmsg(nlmsg_hdr(msg), &ev);
 	if (r < 0) {
 		m->parse_error = r;
@@ -119,40 +187,182 @@ static int mark_start(struct uae_monitor *m)
 		return r;
 	for (int g = 0; g < UAE_GROUPS; g++)
 		m->group_known[g] = true;
+	m->instance = st.instance;
 	m->last_instance = st.instance;
 	m->last_seq = st.last_seq;
+	note_followed(m);
 	return 0;
 }
 
-static int open_fallback(struct uae_monitor *m)
+static void fallback_stop(struct uae_monitor *m)
 {
+	if (m->udev_monitor)
+		epoll_ctl(m->epoll_fd, EPOLL_CTL_DEL, udev_monitor_get_fd(m->udev_monitor), NULL);
+	m->udev_monitor = udev_monitor_unref(m->udev_monitor);
+	m->udev = udev_unref(m->udev);
+}
+
+static int fallback_start(struct uae_monitor *m)
+{
+	struct epoll_event ee = { .events = EPOLLIN };
+	int r = -EIO;
+
 	m->udev = udev_new();
 	if (!m->udev)
 		return -ENOMEM;
 	m->udev_monitor = udev_monitor_new_from_netlink(m->udev, "kernel");
-	if (!m->udev_monitor ||
-	    udev_monitor_filter_add_match_subsystem_devtype(m->udev_monitor, "scsi", NULL) < 0 ||
-	    udev_monitor_enable_receiving(m->udev_monitor) < 0)
-		return -EIO;
-	return 0;
+	if (m->udev_monitor &&
+	    udev_monitor_filter_add_match_subsystem_devtype(m->udev_monitor, "scsi", NULL) >= 0 &&
+	    udev_monitor_enable_receiving(m->udev_monitor) >= 0)
+		r = epoll_ctl(m->epoll_fd, EPOLL_CTL_ADD, udev_monitor_get_fd(m->udev_monitor),
+			      &ee) < 0 ? -errno : 0;
+	if (r < 0) {
+		/* Not in the epoll set: fallback_stop's EPOLL_CTL_DEL fails harmlessly. */
+		fallback_stop(m);
+	}
+	return r;
+}
+
+/* The family's id and its groups' ids now; -ENOENT without the module. */
+static int resolve(struct uae_monitor *m)
+{
+	const char *names[UAE_GROUPS];
+	int r;
+
+	for (int i = 0; i < UAE_GROUPS; i++)
+		names[i] = groups[i].group;
+	r = uae_genl_resolve(UAEVENTS_GENL_NAME, &m->family_id, names, m->group_ids,
+			     UAE_GROUPS);
+	if (r < 0)
+		m->family_id = 0;
+	return r;
 }
 
 /* Join the groups whose events the filters let through, leave the others. */
 static int update_groups(struct uae_monitor *m)
 {
-	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		int group = genl_ctrl_resolve_grp(m->sock, UAEVENTS_GENL_NAME, groups[i].group);
+	if (!m->family_id)
+		return 0;
+	for (int i = 0; i < UAE_GROUPS; i++) {
 		bool want = uae_filter_wants_kind(&m->filter, groups[i].kind) ||
-			    (i == 1 && uae_filter_wants_kind(&m->filter, "timeout"));
-		int r;
+			    (i == UAE_GROUP_ERROR && uae_filter_wants_kind(&m->filter, "timeout"));
+		int r = want ? nl_socket_add_membership(m->sock, m->group_ids[i]) :
+			       nl_socket_drop_membership(m->sock, m->group_ids[i]);
 
-		if (group < 0)
-			return uae_nlerr_to_errno(group);
-		r = want ? nl_socket_add_membership(m->sock, group) :
-			   nl_socket_drop_membership(m->sock, group);
 		if (r < 0 && want)
 			return uae_nlerr_to_errno(r);
 	}
+	return 0;
+}
+
+static int enqueue_module(struct uae_monitor *m, uint64_t instance, const char *what)
+{
+	struct uae_event *ev = uae_event_new_module(instance, what);
+
+	if (!ev)
+		return -ENOMEM;
+	enqueue(m, ev);
+	return 0;
+}
+
+/*
+ * The controller announced uaevents, or an overflow may have hidden an announcement: follow
+ * the module to where it stands now.  Called with nothing queued, so that every event of
+ * an instance that went is handed out before the event saying it went.  The groups are
+ * joined before the kernel is asked where its stream stands, so that nothing falls between.
+ */
+static int follow(struct uae_monitor *m)
+{
+	struct uae_kernel_stats st;
+	uint64_t was = m->instance;
+	int r;
+
+	m->follow = false;
+	if (m->missed) {
+		struct uae_event *ev = uae_event_new_module(0, "MODULE_MISSED");
+
+		if (!ev) {
+			m->follow = true;
+			return -ENOMEM;
+		}
+		ev->repeat = m->missed;
+		m->missed = 0;
+		enqueue(m, ev);
+	}
+	r = resolve(m);
+	if (r == 0)
+		r = update_groups(m);
+	if (r == 0)
+		r = uae_kernel_stats(&st);
+	if (r == -ENOENT) {
+		m->family_id = 0;
+		m->instance = 0;
+		r = was ? enqueue_module(m, was, "MODULE_UNLOADED") : 0;
+		if (r == 0 && !m->udev_monitor)
+			r = fallback_start(m);
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	/* The same instance (an announcement already followed): catch up on the history. */
+	if (st.instance == was) {
+		r = uae_monitor_replay(m, m->last_seq);
+		goto out;
+	}
+	if (was)
+		r = enqueue_module(m, was, "MODULE_UNLOADED");
+	if (r == 0)
+		r = enqueue_module(m, st.instance, "MODULE_LOADED");
+	if (r < 0)
+		goto out;
+	fallback_stop(m);
+	note_followed(m);
+	/* A new instance numbers from 1: all of its history is new to this monitor. */
+	m->instance = st.instance;
+	m->last_instance = st.instance;
+	m->last_seq = 0;
+	for (int g = 0; g < UAE_GROUPS; g++) {
+		m->last_group_seq[g] = 0;
+		m->group_known[g] = true;
+	}
+	r = uae_monitor_replay(m, 0);
+out:
+	/* Tried again at the next receive. */
+	if (r < 0)
+		m->follow = true;
+	return r;
+}
+
+/* Listen to the generic netlink controller's announcements of families. */
+static int listen_to_controller(struct uae_monitor *m)
+{
+	const char *notify = "notify";
+	struct epoll_event ee = { .events = EPOLLIN };
+	int id, r;
+
+	m->sock = nl_socket_alloc();
+	if (!m->sock)
+		return -ENOMEM;
+	/* Multicast notifications carry no sequence numbers of ours. */
+	nl_socket_disable_seq_check(m->sock);
+	nl_socket_modify_cb(m->sock, NL_CB_VALID, NL_CB_CUSTOM, on_message, m);
+	nl_socket_modify_cb(m->sock, NL_CB_MSG_IN, NL_CB_CUSTOM, on_message_in, m);
+	r = genl_connect(m->sock);
+	if (r < 0)
+		return uae_nlerr_to_errno(r);
+	r = uae_genl_resolve("nlctrl", NULL, &notify, &id, 1);
+	if (r < 0)
+		return r;
+	r = nl_socket_add_membership(m->sock, id);
+	if (r >= 0)
+		r = nl_socket_set_nonblocking(m->sock);
+	if (r < 0)
+		return uae_nlerr_to_errno(r);
+	/* Let the kernel know when this socket overflows: it counts it in its statistics. */
+	setsockopt(nl_socket_get_fd(m->sock), SOL_NETLINK, NETLINK_BROADCAST_ERROR,
+		   &(int){ 1 }, sizeof(int));
+	if (epoll_ctl(m->epoll_fd, EPOLL_CTL_ADD, nl_socket_get_fd(m->sock), &ee) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -165,44 +375,28 @@ int uae_monitor_new(struct uae_monitor **ret)
 	if (!m)
 		return -ENOMEM;
 	m->refcount = 1;
-
-	r = uae_genl_open(&m->sock, &m->family_id);
-	if (r == -ENOENT) {
-		r = open_fallback(m);
-		if (r < 0) {
-			uae_monitor_unref(m);
-			return r;
-		}
-		*ret = m;
-		return 0;
+	m->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (m->epoll_fd < 0) {
+		r = -errno;
+		goto fail;
 	}
-	if (r < 0) {
-		free(m);
-		return r;
-	}
-	/* Multicast notifications carry no sequence numbers of ours. */
-	nl_socket_disable_seq_check(m->sock);
-	nl_socket_modify_cb(m->sock, NL_CB_VALID, NL_CB_CUSTOM, on_message, m);
-	nl_socket_modify_cb(m->sock, NL_CB_MSG_IN, NL_CB_CUSTOM, on_message_in, m);
-	r = update_groups(m);
+	/* First the announcements, so that a module loaded from now on is seen. */
+	r = listen_to_controller(m);
 	if (r < 0)
 		goto fail;
-	r = nl_socket_set_nonblocking(m->sock);
-	if (r < 0) {
-		r = uae_nlerr_to_errno(r);
-		goto fail;
-	}
-	/* Let the kernel know when this socket overflows: it counts it in its statistics. */
-	setsockopt(nl_socket_get_fd(m->sock), SOL_NETLINK, NETLINK_BROADCAST_ERROR,
-		   &(int){ 1 }, sizeof(int));
-	r = mark_start(m);
+	r = resolve(m);
+	if (r == 0)
+		r = update_groups(m);
+	if (r == 0)
+		r = mark_start(m);
+	if (r == -ENOENT)
+		r = fallback_start(m);
 	if (r < 0)
 		goto fail;
 	*ret = m;
 	return 0;
 fail:
-	nl_socket_free(m->sock);
-	free(m);
+	uae_monitor_unref(m);
 	return r;
 }
 
@@ -223,12 +417,13 @@ struct uae_monitor *uae_monitor_unref(struct uae_monitor *m)
 		uae_event_unref(ev);
 	uae_event_unref(m->after_gap);
 	uae_filter_clear(&m->filter);
-	udev_monitor_unref(m->udev_monitor);
-	udev_unref(m->udev);
+	fallback_stop(m);
 	if (m->sock)
 		nl_socket_free(m->sock);
 	if (m->control)
 		nl_socket_free(m->control);
+	if (m->epoll_fd >= 0)
+		close(m->epoll_fd);
 	free(m);
 	return NULL;
 }
@@ -237,9 +432,7 @@ int uae_monitor_get_fd(struct uae_monitor *m)
 {
 	if (!m)
 		return -EINVAL;
-	if (m->udev_monitor)
-		return udev_monitor_get_fd(m->udev_monitor);
-	return nl_socket_get_fd(m->sock);
+	return m->epoll_fd;
 }
 
 int uae_monitor_is_fallback(struct uae_monitor *m)
@@ -254,7 +447,7 @@ int uae_monitor_filter_add_match(struct uae_monitor *m, const char *key, const c
 	if (!m)
 		return -EINVAL;
 	r = uae_filter_add(&m->filter, key, value);
-	if (r == 0 && !strcmp(key, "kind") && m->sock)
+	if (r == 0 && !strcmp(key, "kind"))
 		r = update_groups(m);
 	return r;
 }
@@ -272,7 +465,7 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 
 	if (!m)
 		return -EINVAL;
-	if (m->udev_monitor)
+	if (!m->family_id)
 		return -EOPNOTSUPP;
 	if (!m->control) {
 		r = uae_genl_open(&m->control, &family);
@@ -345,6 +538,7 @@ static bool accept_event(struct uae_monitor *m, struct uae_event *ev, uint64_t *
 	return uae_filter_matches(&m->filter, ev);
 }
 
+/* The next stock uevent the filters let through; -EAGAIN when none is waiting. */
 static int receive_fallback(struct uae_monitor *m, struct uae_event **ret)
 {
 	struct udev_device *dev;
@@ -364,13 +558,12 @@ static int receive_fallback(struct uae_monitor *m, struct uae_event **ret)
 
 int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret)
 {
+	struct uae_kernel_stats st;
 	struct uae_event *ev;
 	int r;
 
 	if (!m || !ret)
 		return -EINVAL;
-	if (m->udev_monitor)
-		return receive_fallback(m, ret);
 	if (m->after_gap) {
 		*ret = m->after_gap;
 		m->after_gap = NULL;
@@ -379,8 +572,14 @@ int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret)
 	for (;;) {
 		while ((ev = dequeue(m))) {
 			uint64_t first = 0, lost = 0;
-			bool wanted = accept_event(m, ev, &first, &lost);
+			bool wanted;
 
+			/* About the stream itself, like a gap: whatever the filters. */
+			if (ev->kind == UAE_EVENT_MODULE) {
+				*ret = ev;
+				return 0;
+			}
+			wanted = accept_event(m, ev, &first, &lost);
 			/* Events neither delivered nor replayable: said, never silent. */
 			if (lost) {
 				struct uae_event *gap = uae_event_new_gap(ev, first, lost);
@@ -400,17 +599,36 @@ int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret)
 			}
 			uae_event_unref(ev);
 		}
+		if (m->follow) {
+			r = follow(m);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (m->udev_monitor && receive_fallback(m, ret) == 0)
+			return 0;
 		m->parse_error = 0;
 		r = nl_recvmsgs_default(m->sock);
 		if (r < 0) {
 			r = uae_nlerr_to_errno(r);
+			if (r == -EAGAIN && m->follow_when_drained) {
+				m->follow_when_drained = false;
+				m->follow = true;
+				continue;
+			}
 			if (r != -ENOBUFS)
 				return r;
-			/* The socket overflowed: fetch what was lost from the history. */
 			m->overflows++;
-			r = uae_monitor_replay(m, m->last_seq);
-			if (r < 0)
-				return r;
+			/*
+			 * The socket overflowed: fetch what was lost from the history.  If the
+			 * module was reloaded meanwhile (its announcement may be among what was
+			 * lost), first hand out what the socket still holds of the instance
+			 * that went, then follow.
+			 */
+			if (uae_kernel_stats(&st) == 0 && st.instance == m->instance)
+				m->follow = true;
+			else
+				m->follow_when_drained = true;
 			continue;
 		}
 		if (m->parse_error < 0)

@@ -81,6 +81,30 @@ int uae_genl_open(struct nl_sock **sock, int *family)
 	return 0;
 }
 
+int uae_genl_resolve(const char *family, int *family_id, const char *const *groups, int *ids,
+		     size_t n)
+{
+	struct nl_sock *s = nl_socket_alloc();
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	nl_socket_modify_cb(s, NL_CB_MSG_IN, NL_CB_CUSTOM, uae_nlmsg_from_kernel, NULL);
+	r = genl_connect(s);
+	if (r >= 0 && family_id) {
+		r = genl_ctrl_resolve(s, family);
+		if (r >= 0)
+			*family_id = r;
+	}
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		r = genl_ctrl_resolve_grp(s, family, groups[i]);
+		if (r >= 0)
+			ids[i] = r;
+	}
+	nl_socket_free(s);
+	return r < 0 ? uae_nlerr_to_errno(r) : 0;
+}
+
 struct nl_msg *uae_genl_request(int family, uint8_t cmd, int flags)
 {
 	struct nl_msg *msg = nlmsg_alloc();

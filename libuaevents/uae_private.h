@@ -76,6 +76,9 @@ struct uae_filter {
 struct uae_event *uae_event_new_gap(const struct uae_event *next, uint64_t first,
 				    uint64_t lost);
 
+/* A UAE_EVENT_MODULE event named @name (MODULE_LOADED, ...) about module @instance. */
+struct uae_event *uae_event_new_module(uint64_t instance, const char *name);
+
 /* The multicast groups (uaevents.h), each with its own sequence numbers. */
 enum { UAE_GROUP_UA, UAE_GROUP_ERROR, UAE_GROUP_SGIO, UAE_GROUPS };
 int uae_group_of_kind(enum uae_event_kind kind);
@@ -103,6 +106,13 @@ int uae_nlerr_to_errno(int nlerr);
 /* NL_CB_MSG_IN: NL_SKIP for what a process, not the kernel, sent. */
 int uae_nlmsg_from_kernel(struct nl_msg *msg, void *arg);
 int uae_genl_open(struct nl_sock **sock, int *family);
+/*
+ * The id of generic netlink @family (if @family_id) and of its multicast @groups, through a
+ * socket of its own: a subscription's socket must not read replies among its events.
+ * -ENOENT when the family or a group is not registered.
+ */
+int uae_genl_resolve(const char *family, int *family_id, const char *const *groups, int *ids,
+		     size_t n);
 /* A request for @cmd, to add attributes to and send with uae_genl_transact(). */
 struct nl_msg *uae_genl_request(int family, uint8_t cmd, int flags);
 /*

@@ -122,6 +122,9 @@ void uaectl_print_event(struct uae_event *ev, bool json)
 
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
+	} else if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {
+		printf("0 module %016" PRIx64 " - %s\n", uae_event_get_instance(ev),
+		       uae_event_get_name(ev));
 	} else {
 		const char *devname = uae_event_get_devname(ev);
 
@@ -137,6 +140,19 @@ void uaectl_print_event(struct uae_event *ev, bool json)
 		if (uae_event_get_repeat(ev) > 1)
 			printf(" x%u", uae_event_get_repeat(ev));
 		putchar('\n');
+	}
+	if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {
+		const char *name = uae_event_get_name(ev);
+
+		if (!strcmp(name, "MODULE_MISSED"))
+			fprintf(stderr, "uaectl: %" PRIu32 " instance(s) of the uaevents module came "
+				"and went before they could be followed; their events are lost\n",
+				uae_event_get_repeat(ev));
+		else
+			fprintf(stderr, "uaectl: the uaevents module (instance %016" PRIx64 ") was "
+				"%s\n", uae_event_get_instance(ev), strcmp(name, "MODULE_LOADED") ?
+				"unloaded; showing the stock kernel's SDEV_UA uevents" :
+				"loaded; showing its events");
 	}
 	if (uae_event_get_kind(ev) == UAE_EVENT_GAP)
 		fprintf(stderr, "uaectl: %" PRIu64 " events lost from seq %" PRIu64 " on\n",

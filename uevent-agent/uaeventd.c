@@ -161,8 +161,8 @@ struct daemon {
 	sd_event *loop;
 	struct uae_monitor *monitor;
 	sd_event_source *monitor_source;
-	uint64_t subscribed;	/* the module instance subscribed to; 0 in fallback */
-	sd_event_source *follow;
+	sd_event_source *retry;	/* subscribing again after the monitor failed */
+	bool subscribe_failing;	/* said once, until subscribing works again */
 	struct uaed_hooks *hooks;
 	struct uaed_rescan *rescan;
 	struct uaed_state state;
@@ -205,11 +205,41 @@ static void from_module_event(struct uae_event *ev, struct uaed_event *e)
 	snprintf(e->wwid, sizeof(e->wwid), "%s", s ? s : "");
 }
 
+/* The library followed the module as it went or came (UAE_EVENT_MODULE). */
+static void log_module(struct uae_event *ev)
+{
+	const char *name = uae_event_get_name(ev);
+	bool loaded = !strcmp(name, "MODULE_LOADED");
+	uint64_t instance = uae_event_get_instance(ev);
+
+	if (!strcmp(name, "MODULE_MISSED")) {
+		sd_journal_send("MESSAGE=uaeventd: %" PRIu32 " instance(s) of the uaevents module "
+				"were loaded and unloaded before uaeventd could subscribe; their "
+				"events, if any, are lost", uae_event_get_repeat(ev),
+				"PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=module-missed",
+				"UAEVENTS_MISSED=%" PRIu32, uae_event_get_repeat(ev), NULL);
+		return;
+	}
+	sd_journal_send("MESSAGE=uaeventd: the uaevents module was %s (instance %016" PRIx64 ")%s",
+			loaded ? "loaded" : "unloaded", instance,
+			loaded ? "; subscribed, logging its events from its first" :
+				 "; falling back to the stock kernel's SDEV_UA uevents (fewer kinds "
+				 "and fields) until it is loaded again",
+			"PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
+			"UAEVENTS_ACTION=resubscribe",
+			"UAEVENTS_MODULE_INSTANCE=%016" PRIx64, instance, NULL);
+}
+
 static void handle_event(struct daemon *d, struct uae_event *ev)
 {
 	struct uaed_event e;
 	int r;
 
+	if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {
+		log_module(ev);
+		return;
+	}
 	r = uae_event_get_kind(ev) == UAE_EVENT_GAP ? log_gap(ev) : log_event(ev);
 	if (r < 0 && !d->journal_failed) {
 		/* Not through the journal, which just failed: the unit's stderr, the console. */
@@ -273,8 +303,15 @@ static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userda
 		sd_journal_print(LOG_WARNING, "uaeventd: %u message(s) skipped: %s", bad,
 				 uae_strerror(-EBADMSG));
 	save_state(d);
-	if (r != -EAGAIN && r != -EINTR)
-		sd_journal_print(LOG_ERR, "uaeventd: %s", uae_strerror(r));
+	if (r != -EAGAIN && r != -EINTR) {
+		/* Not from here: start_monitor() calls this, and resubscribing replaces it. */
+		sd_journal_print(LOG_ERR, "uaeventd: cannot receive events: %s; subscribing again",
+				 uae_strerror(r));
+		if (d->monitor_source)
+			sd_event_source_set_enabled(d->monitor_source, SD_EVENT_OFF);
+		sd_event_source_set_time_relative(d->retry, 0);
+		sd_event_source_set_enabled(d->retry, SD_EVENT_ONESHOT);
+	}
 	return 0;
 }
 
@@ -286,7 +323,6 @@ static int start_monitor(struct daemon *d)
 	uint64_t since;
 	int r;
 
-	d->subscribed = 0;
 	r = uae_monitor_new(&d->monitor);
 	if (r < 0)
 		return r;
@@ -303,7 +339,6 @@ static int start_monitor(struct daemon *d)
 		return r;
 	if (uaed_state_load(d->cfg.state_file, &st) < 0) {
 		sd_journal_print(LOG_INFO, "uaeventd: no state yet; logging events from now on");
-		d->subscribed = ks.instance;
 		return sd_event_add_io(d->loop, &d->monitor_source, uae_monitor_get_fd(d->monitor),
 				       EPOLLIN,
 				       on_monitor, d);
@@ -323,7 +358,6 @@ static int start_monitor(struct daemon *d)
 				 PRIu64 "; logging from there", since, ks.instance, ks.last_seq);
 		since = ks.last_seq;
 	}
-	d->subscribed = ks.instance;
 	d->state.instance = ks.instance;
 	d->state.seq = since;
 	sd_journal_print(LOG_INFO, "uaeventd: replaying events after %016" PRIx64 "/%" PRIu64,
@@ -339,60 +373,38 @@ static int start_monitor(struct daemon *d)
 }
 
 /*
- * The module can be unloaded and loaded again (an upgrade, an administrator) while the
- * daemon runs: its multicast groups go with it, and a subscription to the old instance
- * hears nothing, silently.  Every FOLLOW_S the daemon asks the module where it stands and
- * subscribes again when it went away (then the stock kernel's SDEV_UA uevents), came
- * (the new instance's history is replayed from its start) or was replaced.  If it cannot
- * subscribe at all, it stops the watchdog's pings: systemd restarts it.
+ * The library follows the module as it is unloaded and loaded again (UAE_EVENT_MODULE).
+ * What is left to the daemon is a monitor that failed (out of memory, the kernel refusing
+ * a request): it subscribes again, every RETRY_S until it can.  Meanwhile the watchdog's
+ * pings stop, so that systemd restarts a daemon that never can.
  */
-#define FOLLOW_S 2
+#define RETRY_S 2
 
-static void resubscribe(struct daemon *d, const char *why)
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 {
+	struct daemon *d = userdata;
 	int r;
 
-	if (d->monitor)
-		on_monitor(NULL, -1, 0, d);	/* what the old subscription still holds */
 	d->monitor_source = sd_event_source_disable_unref(d->monitor_source);
 	d->monitor = uae_monitor_unref(d->monitor);
-	sd_journal_send("MESSAGE=uaeventd: %s; subscribing again", why, "PRIORITY=%d",
-			LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
-			"UAEVENTS_ACTION=resubscribe", NULL);
 	r = start_monitor(d);
 	if (r < 0) {
-		sd_journal_print(LOG_ERR, "uaeventd: cannot subscribe: %s; no events are received, "
-				 "the watchdog stops (systemd restarts the service)",
-				 uae_strerror(r));
+		if (!d->subscribe_failing)
+			sd_journal_print(LOG_ERR, "uaeventd: cannot subscribe: %s; no events are "
+					 "received, trying every %d s; the watchdog stops (systemd "
+					 "restarts the service)", uae_strerror(r), RETRY_S);
+		d->subscribe_failing = true;
 		d->monitor_source = sd_event_source_disable_unref(d->monitor_source);
 		d->monitor = uae_monitor_unref(d->monitor);
 		sd_event_set_watchdog(d->loop, false);
-		return;
+		sd_event_source_set_time_relative(s, RETRY_S * 1000000ULL);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		return 0;
 	}
+	sd_journal_send("MESSAGE=uaeventd: subscribed again", "PRIORITY=%d", LOG_WARNING,
+			"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=resubscribe", NULL);
+	d->subscribe_failing = false;
 	sd_event_set_watchdog(d->loop, true);
-}
-
-static int on_follow(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct daemon *d = userdata;
-	struct uae_kernel_stats ks;
-	char why[128];
-	int r = uae_kernel_stats(&ks);
-
-	why[0] = '\0';
-	if (!d->monitor)
-		snprintf(why, sizeof(why), "not subscribed");
-	else if (d->subscribed && r == -ENOENT)
-		snprintf(why, sizeof(why), "the uaevents module was unloaded");
-	else if (!d->subscribed && r == 0)
-		snprintf(why, sizeof(why), "the uaevents module was loaded (instance %016"
-			 PRIx64 ")", ks.instance);
-	else if (d->subscribed && r == 0 && ks.instance != d->subscribed)
-		snprintf(why, sizeof(why), "the uaevents module was reloaded (instance %016"
-			 PRIx64 ", was %016" PRIx64 ")", ks.instance, d->subscribed);
-	if (why[0])
-		resubscribe(d, why);
-	sd_event_source_set_time_relative(s, FOLLOW_S * 1000000ULL);
 	return 0;
 }
 
@@ -524,18 +536,17 @@ int main(int argc, char **argv)
 	}
 	uaed_hooks_scan(d.hooks, &d.cfg);
 
+	/* Armed when the monitor fails (on_monitor). */
+	r = sd_event_add_time_relative(d.loop, &d.retry, CLOCK_MONOTONIC, 0, 0, on_retry, &d);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(d.retry, SD_EVENT_OFF);
+	if (r < 0) {
+		fprintf(stderr, "uaeventd: cannot set up the event loop: %s\n", strerror(-r));
+		goto out;
+	}
 	r = start_monitor(&d);
 	if (r < 0) {
 		fprintf(stderr, "uaeventd: cannot subscribe: %s\n", uae_strerror(r));
-		goto out;
-	}
-
-	r = sd_event_add_time_relative(d.loop, &d.follow, CLOCK_MONOTONIC, FOLLOW_S * 1000000ULL,
-				       0, on_follow, &d);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(d.follow, SD_EVENT_ON);
-	if (r < 0) {
-		fprintf(stderr, "uaeventd: cannot arm the module check: %s\n", strerror(-r));
 		goto out;
 	}
 
@@ -551,7 +562,7 @@ int main(int argc, char **argv)
 				 "RuntimeDirectory= removes it", UAED_HANDOFF_DIR, strerror(-q));
 	save_state(&d);
 out:
-	sd_event_source_disable_unref(d.follow);
+	sd_event_source_disable_unref(d.retry);
 	sd_event_source_disable_unref(d.monitor_source);
 	uaed_rescan_free(d.rescan);
 	uaed_hooks_free(d.hooks);
