@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * uaeventd: running hook scripts.  Each runs directly (never through a shell) in a process
- * group of its own, with its output going to the journal, and is killed with its whole
- * group when it outlives the timeout.  At most max_concurrent run at once; up to MAX_QUEUE
- * more wait, and runs past that are counted and logged, never silently dropped.
+ * uaeventd: running hook scripts.  Each runs directly (never through a shell) in a cgroup
+ * and process group of its own (children.h), with its output going to the journal, and is
+ * killed with all it started when it outlives the timeout or exits.  At most
+ * max_concurrent run at once; up to MAX_QUEUE more wait, and runs past that are counted and
+ * logged, never silently dropped.
  *
  * Each hook is opened once, when the folder is read (at start and on SIGHUP), checked on
  * the open file and executed from it (execveat): a file swapped in at its path afterwards
@@ -27,8 +28,10 @@
 #include <systemd/sd-journal.h>
 
 #include "libuaevents.h"
+#include "children.h"
 #include "hooks.h"
 #include "sysfs.h"
+#include "trust.h"
 
 #define MAX_HOOKS 64
 #define ENV_VARS 40
@@ -45,16 +48,24 @@ struct job {
 
 struct running {
 	struct uaed_hooks *h;
-	pid_t pid;
+	struct uaed_child proc;		/* the hook and all it starts */
 	char name[256];
+	/* Its standard output and error, a pipe read here and logged line by line. */
+	int out_fd;
+	sd_event_source *output;
+	char line[1024];
+	size_t len;
+	unsigned int lines;
 	sd_event_source *child, *timer;
 };
 
 struct uaed_hooks {
 	sd_event *loop;
 	char dir[256];
-	char names[MAX_HOOKS][256];
-	int fds[MAX_HOOKS];
+	struct hook {
+		char name[256];
+		int fd;		/* the file checked, run from (execveat) */
+	} hooks[MAX_HOOKS];
 	unsigned int n;
 	unsigned int timeout_s, max_running, running;
 	char mail_to[256];
@@ -101,7 +112,7 @@ static void free_job(struct job *j)
 static void close_hooks(struct uaed_hooks *h)
 {
 	for (unsigned int i = 0; i < h->n; i++)
-		close(h->fds[i]);
+		close(h->hooks[i].fd);
 	h->n = 0;
 }
 
@@ -120,55 +131,9 @@ void uaed_hooks_free(struct uaed_hooks *h)
 	free(h);
 }
 
-/*
- * Root, or the user uaeventd runs as, who controls it anyway (the shipped unit runs it as
- * root; a package build runs the unit tests as a user).
- */
-static bool trusted_owner(uid_t uid)
+static int by_name(const void *a, const void *b)
 {
-	return uid == 0 || uid == geteuid();
-}
-
-/* Owned by root, a regular executable file, writable by nobody else. */
-static const char *unsafe_reason(const struct stat *st)
-{
-	if (!S_ISREG(st->st_mode))
-		return "not a regular file";
-	if (!trusted_owner(st->st_uid))
-		return "not owned by root";
-	if (st->st_mode & (S_IWGRP | S_IWOTH))
-		return "writable by group or others";
-	if (!(st->st_mode & S_IXUSR))
-		return "not executable";
-	return NULL;
-}
-
-/*
- * The folder and every folder above it: root's, and writable by nobody else, or a
- * sticky folder such as /tmp, where others cannot rename or remove root's entries.
- */
-static const char *unsafe_folder(const char *dir, char *which, size_t size)
-{
-	char path[256];
-	struct stat st;
-	char *slash;
-
-	snprintf(path, sizeof(path), "%s", dir);
-	for (;;) {
-		snprintf(which, size, "%s", path[0] ? path : "/");
-		if (stat(path[0] ? path : "/", &st) < 0)
-			return "cannot be read";
-		if (!S_ISDIR(st.st_mode))
-			return "not a folder";
-		if (!trusted_owner(st.st_uid))
-			return "not owned by root";
-		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
-			return "writable by group or others";
-		slash = strrchr(path, '/');
-		if (!slash || !path[0])
-			return NULL;
-		*slash = '\0';
-	}
+	return strcmp(((const struct hook *)a)->name, ((const struct hook *)b)->name);
 }
 
 void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg)
@@ -192,7 +157,7 @@ void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg)
 					 "hooks will run", h->dir);
 		return;
 	}
-	why = unsafe_folder(h->dir, which, sizeof(which));
+	why = uaed_unsafe_folder(h->dir, which, sizeof(which));
 	if (why) {
 		sd_journal_print(LOG_ERR, "uaeventd: hook folder %s is not safe: %s %s; no hooks "
 				 "will run", h->dir, which, why);
@@ -201,12 +166,12 @@ void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg)
 	}
 	while ((de = readdir(d)) && h->n < MAX_HOOKS) {
 		if (de->d_name[0] == '.' || strchr(de->d_name, '~') ||
-		    strstr(de->d_name, ".disabled") || strlen(de->d_name) >= sizeof(h->names[0]))
+		    strstr(de->d_name, ".disabled") || strlen(de->d_name) >= sizeof(h->hooks[0].name))
 			continue;
 		/* A link (to a shipped hook, say) must be root's, and so must its target. */
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		why = S_ISLNK(st.st_mode) && !trusted_owner(st.st_uid) ?
+		why = S_ISLNK(st.st_mode) && !uaed_trusted_owner(st.st_uid) ?
 		      "a link not owned by root" : NULL;
 		fd = -1;
 		if (!why) {
@@ -218,7 +183,7 @@ void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg)
 			else if (fstat(fd, &st) < 0)
 				why = "cannot be read";
 			else
-				why = unsafe_reason(&st);
+				why = uaed_unsafe_file(&st);
 		}
 		if (why) {
 			sd_journal_send("MESSAGE=hook %s/%s refused: %s", h->dir, de->d_name, why,
@@ -228,22 +193,12 @@ void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg)
 				close(fd);
 			continue;
 		}
-		h->fds[h->n] = fd;
-		strcpy(h->names[h->n++], de->d_name);
+		h->hooks[h->n].fd = fd;
+		strcpy(h->hooks[h->n++].name, de->d_name);
 	}
 	closedir(d);
 	/* Sorted by name, each with its descriptor: run in a predictable order. */
-	for (unsigned int i = 1; i < h->n; i++)
-		for (unsigned int k = i; k > 0 && strcmp(h->names[k - 1], h->names[k]) > 0; k--) {
-			char tmp[256];
-			int t = h->fds[k];
-
-			memcpy(tmp, h->names[k], sizeof(tmp));
-			memcpy(h->names[k], h->names[k - 1], sizeof(tmp));
-			memcpy(h->names[k - 1], tmp, sizeof(tmp));
-			h->fds[k] = h->fds[k - 1];
-			h->fds[k - 1] = t;
-		}
+	qsort(h->hooks, h->n, sizeof(h->hooks[0]), by_name);
 	sd_journal_print(LOG_INFO, "uaeventd: %u hooks in %s", h->n, h->dir);
 }
 
@@ -328,10 +283,87 @@ static int build_env(struct job *j, const struct uaed_event *e, const char *mail
 
 static void start_next(struct uaed_hooks *h);
 
+/* A hook that prints more is cut off: one entry says so. */
+#define MAX_OUTPUT_LINES 1000
+
+/*
+ * One line of a hook's output, sent by uaeventd itself, so that journald attributes it to
+ * the unit (journalctl -u uaeventd).  Written to a journal stream by the hook, it was
+ * attributed to the writer, whose unit journald reads from /proc: a hook that printed one
+ * line and exited was gone by then, and its line belonged to no unit.
+ */
+static void log_output_line(struct running *run, const char *text)
+{
+	if (++run->lines == MAX_OUTPUT_LINES + 1)
+		sd_journal_send("MESSAGE=hook %s printed more than %d lines; the rest is not "
+				"logged", run->name, MAX_OUTPUT_LINES, "PRIORITY=%d", LOG_WARNING,
+				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_HOOK=%s", run->name, NULL);
+	if (run->lines > MAX_OUTPUT_LINES)
+		return;
+	sd_journal_send("MESSAGE=%s", text, "PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=%s",
+			run->name, "UAEVENTS_HOOK=%s", run->name, NULL);
+}
+
+static void close_output(struct running *run)
+{
+	if (run->len) {
+		run->line[run->len] = '\0';
+		log_output_line(run, run->line);
+		run->len = 0;
+	}
+	run->output = sd_event_source_disable_unref(run->output);
+	if (run->out_fd >= 0)
+		close(run->out_fd);
+	run->out_fd = -1;
+}
+
+/* What the pipe holds now, line by line; at its end, the last part line too. */
+static void read_output(struct running *run)
+{
+	while (run->out_fd >= 0) {
+		ssize_t n = read(run->out_fd, run->line + run->len, sizeof(run->line) - 1 - run->len);
+		char *start = run->line, *nl;
+		size_t rest;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			close_output(run);
+			return;
+		}
+		run->len += n;
+		while ((nl = memchr(start, '\n', run->len - (start - run->line)))) {
+			*nl = '\0';
+			log_output_line(run, start);
+			start = nl + 1;
+		}
+		rest = run->len - (start - run->line);
+		memmove(run->line, start, rest);
+		run->len = rest;
+		/* A line longer than the buffer: logged in parts. */
+		if (run->len == sizeof(run->line) - 1) {
+			run->line[run->len] = '\0';
+			log_output_line(run, run->line);
+			run->len = 0;
+		}
+	}
+}
+
+static int on_output(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	read_output(userdata);
+	return 0;
+}
+
 static void finish(struct running *run)
 {
 	struct uaed_hooks *h = run->h;
 
+	/* What it printed before it exited; what it left behind was killed. */
+	read_output(run);
+	close_output(run);
 	sd_event_source_disable_unref(run->child);
 	sd_event_source_disable_unref(run->timer);
 	free(run);
@@ -348,8 +380,8 @@ static int on_hook_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 				si->si_code == CLD_EXITED ? "exit status" : "signal",
 				si->si_status, "PRIORITY=%d", LOG_WARNING,
 				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_HOOK=%s", run->name, NULL);
-	/* Members of its group that outlive it are killed with it. */
-	kill(-run->pid, SIGKILL);
+	/* What it started and left running is killed with it. */
+	uaed_child_done(&run->proc);
 	finish(run);
 	return 0;
 }
@@ -358,10 +390,10 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct running *run = userdata;
 
-	sd_journal_send("MESSAGE=hook %s timed out after %us; killing its process group",
+	sd_journal_send("MESSAGE=hook %s timed out after %us; killing it and all it started",
 			run->name, run->h->timeout_s, "PRIORITY=%d", LOG_WARNING,
 			"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_HOOK=%s", run->name, NULL);
-	kill(-run->pid, SIGKILL);
+	uaed_child_kill(&run->proc);
 	return 0;
 }
 
@@ -373,23 +405,25 @@ static bool same_file(const char *path, const struct stat *st)
 }
 
 /* In the child: run the hook from the file that was checked, not from its path. */
-static void exec_hook(struct job *j, int out)
+static void exec_hook(struct job *j, const struct uaed_child *proc, int out)
 {
 	char *argv[] = { j->name, NULL }, path[600];
 	struct stat checked;
 	sigset_t none;
-	int fd;
+	int fd, r;
 
-	setpgid(0, 0);
+	r = uaed_child_enter(proc);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (out >= 0) {
-		dup2(out, STDOUT_FILENO);
-		dup2(out, STDERR_FILENO);
-	}
+	dup2(out, STDOUT_FILENO);
+	dup2(out, STDERR_FILENO);
 	/* Nothing of the daemon's leaks in; the hook's own descriptor stays (a script's
 	 * interpreter reads it as /dev/fd/N). */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (r < 0) {
+		fprintf(stderr, "cannot run hook %s in its cgroup: %s\n", j->name, strerror(-r));
+		_exit(127);
+	}
 	fd = dup(j->fd);
 	if (fd < 0 || fstat(fd, &checked) < 0) {
 		fprintf(stderr, "cannot execute hook %s: %m\n", j->name);
@@ -412,43 +446,48 @@ static void exec_hook(struct job *j, int out)
 static void spawn(struct uaed_hooks *h, struct job *j)
 {
 	struct running *run = calloc(1, sizeof(*run));
-	int out = sd_journal_stream_fd(j->name, LOG_INFO, 0), r;
+	int out[2], r;
 	pid_t pid;
 
-	if (!run) {
+	if (!run || pipe2(out, O_CLOEXEC) < 0) {
 		sd_journal_print(LOG_ERR, "uaeventd: cannot run hook %s: %s", j->name,
-				 strerror(ENOMEM));
-		if (out >= 0)
-			close(out);
-		return;
-	}
-	/* journald restarting, say: the hook still runs, its output goes where ours does. */
-	if (out < 0)
-		sd_journal_print(LOG_WARNING, "uaeventd: hook %s: no journal stream (%s); its "
-				 "output goes to uaeventd's", j->name, strerror(-out));
-	pid = fork();
-	if (pid == 0)
-		exec_hook(j, out);
-	r = -errno;
-	if (out >= 0)
-		close(out);
-	if (pid < 0) {
-		sd_journal_print(LOG_ERR, "uaeventd: cannot run hook %s: fork: %s", j->name,
-				 strerror(-r));
+				 strerror(run ? errno : ENOMEM));
 		free(run);
 		return;
 	}
-	setpgid(pid, pid);	/* also here: no race with kill(-pid) */
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	uaed_child_prepare(&run->proc);
+	pid = fork();
+	if (pid == 0)
+		exec_hook(j, &run->proc, out[1]);
+	r = -errno;
+	close(out[1]);
+	if (pid < 0) {
+		sd_journal_print(LOG_ERR, "uaeventd: cannot run hook %s: fork: %s", j->name,
+				 strerror(-r));
+		close(out[0]);
+		uaed_child_done(&run->proc);
+		free(run);
+		return;
+	}
+	uaed_child_started(&run->proc, pid);
 	run->h = h;
-	run->pid = pid;
 	snprintf(run->name, sizeof(run->name), "%s", j->name);
+	run->out_fd = out[0];
+	/* Without it the output is read when the hook exits; a long one may fill the pipe. */
+	r = sd_event_add_io(h->loop, &run->output, out[0], EPOLLIN, on_output, run);
+	if (r < 0)
+		sd_journal_print(LOG_WARNING, "uaeventd: hook %s: its output is read only when it "
+				 "exits: %s", j->name, strerror(-r));
 	r = sd_event_add_child(h->loop, &run->child, pid, WEXITED, on_hook_exit, run);
 	if (r < 0) {
 		/* Not watched, it would hold a slot for good: stop it now. */
 		sd_journal_print(LOG_ERR, "uaeventd: hook %s stopped: cannot watch it: %s",
 				 j->name, strerror(-r));
-		kill(-pid, SIGKILL);
+		uaed_child_kill(&run->proc);
 		waitpid(pid, NULL, 0);
+		uaed_child_done(&run->proc);
+		close_output(run);
 		free(run);
 		return;
 	}
@@ -458,7 +497,7 @@ static void spawn(struct uaed_hooks *h, struct job *j)
 		/* Without its timeout a hung hook would hold its slot for good. */
 		sd_journal_print(LOG_ERR, "uaeventd: hook %s stopped: cannot arm its timeout: %s",
 				 j->name, strerror(-r));
-		kill(-pid, SIGKILL);
+		uaed_child_kill(&run->proc);
 	}
 	h->running++;
 }
@@ -495,7 +534,7 @@ void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 	for (unsigned int i = 0; i < h->n; i++) {
 		struct job *j;
 
-		if (!wants(h->names[i], &e))
+		if (!wants(h->hooks[i].name, &e))
 			continue;
 		if (h->queued >= MAX_QUEUE) {
 			if (!h->dropped++)
@@ -515,20 +554,20 @@ void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 		j = calloc(1, sizeof(*j));
 		r = j ? build_env(j, &e, h->mail_to) : -ENOMEM;
 		if (r == 0) {
-			j->fd = fcntl(h->fds[i], F_DUPFD_CLOEXEC, 3);
+			j->fd = fcntl(h->hooks[i].fd, F_DUPFD_CLOEXEC, 3);
 			r = j->fd < 0 ? -errno : 0;
 		} else if (j) {
 			j->fd = -1;
 		}
 		if (r < 0) {
 			sd_journal_print(LOG_ERR, "uaeventd: hook %s not run for %s on %s: %s",
-					 h->names[i], e.name, e.hctl, strerror(-r));
+					 h->hooks[i].name, e.name, e.hctl, strerror(-r));
 			if (j)
 				free_job(j);
 			h->dropped_total++;
 			continue;
 		}
-		snprintf(j->name, sizeof(j->name), "%s", h->names[i]);
+		snprintf(j->name, sizeof(j->name), "%s", h->hooks[i].name);
 		snprintf(j->dir, sizeof(j->dir), "%s", h->dir);
 		if (h->queue_tail)
 			h->queue_tail->next = j;

@@ -17,6 +17,7 @@
 
 #include <systemd/sd-journal.h>
 
+#include "children.h"
 #include "rescan.h"
 #include "state.h"
 #include "stale.h"
@@ -36,6 +37,7 @@ struct pending {
 	unsigned int reports;		/* events folded into it */
 	sd_event_source *timer;
 	pid_t running;			/* the child doing it, 0 if none */
+	struct uaed_child proc;		/* that child and all it starts */
 	bool again;			/* a target reported a change while it ran or cooled */
 	bool cooling;			/* done; the window in which its echoes arrive */
 	bool verify;			/* this run answers reports after a scan */
@@ -172,10 +174,14 @@ static void log_resize(const char *command, const char *wwid, int status)
 			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), NULL);
 }
 
-/* In the child: rescan every path whose WWID is this LU's, then the follow-up, once. */
+/*
+ * In the child: rescan every path whose WWID is this LU's, on the targets the allow-list
+ * lets uaeventd touch, then the follow-up (resize_command) once, when no path was left out:
+ * a map over paths of two sizes cannot grow.
+ */
 static int do_rescan_wwid(const struct uaed_config *cfg, const struct uaed_event *e)
 {
-	unsigned int paths = 0;
+	unsigned int paths = 0, skipped = 0, host, channel, target;
 	glob_t g;
 	char wwid[256], path[512];
 
@@ -186,17 +192,30 @@ static int do_rescan_wwid(const struct uaed_config *cfg, const struct uaed_event
 			if (uaed_sysfs_read(hctl, "wwid", wwid, sizeof(wwid)) < 0 ||
 			    strcmp(wwid, e->wwid))
 				continue;
+			if (sscanf(hctl, "%u:%u:%u:", &host, &channel, &target) != 3 ||
+			    !uaed_config_allows(cfg, host, channel, target)) {
+				skipped++;
+				continue;
+			}
 			snprintf(path, sizeof(path), "%s/device/rescan", g.gl_pathv[i]);
 			if (uaed_sysfs_writeat(AT_FDCWD, path, "1") == 0)
 				paths++;
 		}
 		globfree(&g);
 	}
-	sd_journal_send("MESSAGE=rescanned %u path(s) of %s after a capacity change", paths,
-			e->wwid, "PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+	sd_journal_send("MESSAGE=rescanned %u path(s) of %s after a capacity change%s", paths,
+			e->wwid, skipped ? "; paths outside [rescan] allow were left alone" : "",
+			"PRIORITY=%d", skipped ? LOG_WARNING : LOG_INFO,
+			"SYSLOG_IDENTIFIER=uaeventd",
 			"UAEVENTS_ACTION=rescan-paths", "UAEVENTS_WWID=%s", e->wwid,
-			"UAEVENTS_PATHS=%u", paths, NULL);
-	if (cfg->resize_command[0]) {
+			"UAEVENTS_PATHS=%u", paths, "UAEVENTS_SKIPPED=%u", skipped, NULL);
+	if (cfg->resize_command[0] && skipped) {
+		sd_journal_send("MESSAGE=resize command %s for %s not run: %u path(s) outside "
+				"[rescan] allow keep the old size", cfg->resize_command, e->wwid,
+				skipped, "PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=resize-skipped", "UAEVENTS_WWID=%s", e->wwid,
+				NULL);
+	} else if (cfg->resize_command[0]) {
 		pid_t pid = fork();
 
 		if (pid == 0) {
@@ -319,6 +338,7 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	p->child = sd_event_source_disable_unref(p->child);
 	p->deadline = sd_event_source_disable_unref(p->deadline);
 	p->running = 0;
+	uaed_child_done(&p->proc);
 	if (si->si_code != CLD_EXITED || si->si_status != 0)
 		sd_journal_send("MESSAGE=%s failed: %s %d%s", p->key,
 				si->si_code == CLD_EXITED ? "exit status" : "killed by signal",
@@ -337,7 +357,7 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	return 0;
 }
 
-/* Past rescan_timeout_s: kill the job's process group (its resize command too). */
+/* Past rescan_timeout_s: kill the job and all it started (its resize command too). */
 static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct pending *p = userdata;
@@ -347,7 +367,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 				p->r->cfg->rescan_timeout_s, "PRIORITY=%d", LOG_ERR,
 				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=rescan-timeout",
 				"UAEVENTS_JOB=%s", p->key, NULL);
-		kill(-p->running, SIGKILL);
+		uaed_child_kill(&p->proc);
 		p->killed = true;
 	}
 	return 0;
@@ -388,10 +408,17 @@ static void run_now(struct pending *p)
 		p->waiting = true;
 		return;
 	}
+	uaed_child_prepare(&p->proc);
 	pid = fork();
 	if (pid == 0) {
-		/* Its own process group, so that a timeout kills what it started too. */
-		setpgid(0, 0);
+		/* Its own cgroup, so that a timeout kills what it started too. */
+		r = uaed_child_enter(&p->proc);
+		if (r < 0) {
+			sd_journal_print(LOG_ERR, "uaeventd: %s: cannot enter its cgroup: %s", p->key,
+					 strerror(-r));
+			uaed_journal_sync(5 * 1000000ULL);
+			_exit(1);
+		}
 		r = run_action(p);
 		/*
 		 * journald learns an entry's unit (journalctl -u uaeventd) from the sender's
@@ -401,15 +428,18 @@ static void run_now(struct pending *p)
 		_exit(r < 0);
 	}
 	if (pid < 0) {
-		retry(p, "cannot fork", errno);
+		r = errno;
+		uaed_child_done(&p->proc);
+		retry(p, "cannot fork", r);
 		return;
 	}
-	setpgid(pid, pid);	/* also here: the deadline may fire before the child runs */
+	uaed_child_started(&p->proc, pid);
 	r = sd_event_add_child(p->r->loop, &p->child, pid, WEXITED, on_child, p);
 	if (r < 0) {
-		kill(-pid, SIGKILL);
+		uaed_child_kill(&p->proc);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+		uaed_child_done(&p->proc);
 		retry(p, "cannot watch its child", -r);
 		return;
 	}

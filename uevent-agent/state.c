@@ -177,16 +177,18 @@ uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from)
 	/*
 	 * Not the newest entry's number: an event that could not be logged (journald away)
 	 * leaves a hole below later ones, and the state stayed before it.  A gap entry covers
-	 * the events it reports as lost.
+	 * the events it reports as lost.  From the newest back to the first at or below
+	 * @from: every entry after it was logged by a replay from @from or later, so the walk
+	 * costs what was logged since the state was written, not the instance's whole life.
 	 */
-	SD_JOURNAL_FOREACH(j) {
+	SD_JOURNAL_FOREACH_BACKWARDS(j) {
 		uint64_t seq, gap = 0;
 
 		if (!field_u64(j, "UAEVENTS_SEQ", &seq))
 			continue;
 		field_u64(j, "UAEVENTS_GAP", &gap);
 		if (seq + (gap ? gap : 1) - 1 <= from)
-			continue;
+			break;
 		if (n == cap) {
 			struct range *more = reallocarray(ranges, cap ? cap * 2 : 256,
 							  sizeof(*ranges));

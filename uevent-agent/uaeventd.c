@@ -24,6 +24,7 @@
 #include <systemd/sd-journal.h>
 
 #include "libuaevents.h"
+#include "children.h"
 #include "config.h"
 #include "event.h"
 #include "handoff.h"
@@ -32,6 +33,7 @@
 #include "rescan.h"
 #include "state.h"
 #include "sysfs.h"
+#include "trust.h"
 
 static const struct uae_message_id *message_id_for(struct uae_event *ev)
 {
@@ -429,6 +431,24 @@ static void apply_handoff(struct daemon *d)
 				 strerror(-r));
 }
 
+/* resize_command runs as root, by its path: refused, and said, unless root's alone. */
+static void check_resize_command(struct uaed_config *cfg)
+{
+	char which[512];
+	const char *why;
+
+	if (!cfg->resize_command[0])
+		return;
+	why = uaed_unsafe_command(cfg->resize_command, which, sizeof(which));
+	if (!why)
+		return;
+	sd_journal_send("MESSAGE=uaeventd: resize_command %s refused: %s %s; no resize command "
+			"runs until it is fixed and the configuration reloaded",
+			cfg->resize_command, which, why, "PRIORITY=%d", LOG_ERR,
+			"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=resize-refused", NULL);
+	cfg->resize_command[0] = '\0';
+}
+
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -439,6 +459,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 				 d->config_path);
 		return 0;
 	}
+	check_resize_command(&cfg);
 	d->cfg = cfg;
 	uaed_hooks_scan(d->hooks, &d->cfg);
 	apply_handoff(d);
@@ -510,6 +531,8 @@ int main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 
+	check_resize_command(&d.cfg);
+
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -526,6 +549,9 @@ int main(int argc, char **argv)
 		r = sd_event_add_signal(d.loop, NULL, SIGHUP, on_sighup, &d);
 	if (r >= 0)
 		r = sd_event_set_watchdog(d.loop, true);
+	if (r >= 0)
+		/* Before any child: hooks and rescan jobs each get a cgroup of their own. */
+		uaed_children_setup(d.loop);
 	if (r >= 0)
 		r = uaed_hooks_new(&d.hooks, d.loop);
 	if (r >= 0)

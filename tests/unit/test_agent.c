@@ -16,6 +16,7 @@
 #include "handoff.h"
 #include "hooks.h"
 #include "state.h"
+#include "trust.h"
 
 START_TEST(sanitize_hostile_strings)
 {
@@ -345,6 +346,54 @@ START_TEST(hooks_unsafe_folder)
 }
 END_TEST
 
+/*
+ * resize_command runs as root by its path: only a file root alone can change, in folders
+ * root alone can change, through a link too.
+ */
+START_TEST(resize_command_checked)
+{
+	char dir[] = "/tmp/uae-trust-XXXXXX", path[512], link[512], which[512];
+	const char *why;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	write_file(dir, "resize", "#!/bin/sh\n", 0755);
+	snprintf(path, sizeof(path), "%s/resize", dir);
+	why = uaed_unsafe_command(path, which, sizeof(which));
+	ck_assert_msg(!why, "a safe command refused: %s %s", which, why ? why : "");
+
+	ck_assert_str_eq(uaed_unsafe_command("resize", which, sizeof(which)),
+			 "not an absolute path");
+	ck_assert_int_eq(chmod(path, 0775), 0);
+	ck_assert_str_eq(uaed_unsafe_command(path, which, sizeof(which)),
+			 "writable by group or others");
+	ck_assert_str_eq(which, path);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_str_eq(uaed_unsafe_command(path, which, sizeof(which)), "not executable");
+	ck_assert_int_eq(chmod(path, 0755), 0);
+
+	/* The folder: others may swap the file. */
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	ck_assert_str_eq(uaed_unsafe_command(path, which, sizeof(which)),
+			 "writable by group or others");
+	ck_assert_str_eq(which, dir);
+
+	/* A link in a safe folder (/tmp is sticky) to the file in that unsafe folder. */
+	snprintf(link, sizeof(link), "%s-link", dir);
+	ck_assert_int_eq(symlink(path, link), 0);
+	ck_assert_str_eq(uaed_unsafe_command(link, which, sizeof(which)),
+			 "writable by group or others");
+	ck_assert_str_eq(which, dir);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	why = uaed_unsafe_command(link, which, sizeof(which));
+	ck_assert_msg(!why, "a link to a safe command refused: %s %s", which, why ? why : "");
+
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 /* A storm: one runs, 256 wait, the rest are counted; every run counted or made. */
 START_TEST(hooks_queue_bounded)
 {
@@ -391,6 +440,7 @@ int main(void)
 	tcase_add_test(tc, hooks_run_the_checked_file);
 	tcase_add_test(tc, hooks_unsafe_folder);
 	tcase_add_test(tc, hooks_queue_bounded);
+	tcase_add_test(tc, resize_command_checked);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

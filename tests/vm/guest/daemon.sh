@@ -152,6 +152,47 @@ check "its result is in the journal (UAEVENTS_ACTION=resize, exit status 0)" \
 	wait_for 10 sh -c "journalctl -o json -t uaeventd UAEVENTS_ACTION=resize UAEVENTS_WWID='$WWID' |
 		jq -e -s 'length == 1 and .[0].UAEVENTS_EXIT == \"0\"' >/dev/null"
 
+# ---- capacity with an allow-list of one host: the other host's path is left alone ----
+OTHER=
+for d in /sys/block/sd*; do
+	[ "$(cat "$d/device/wwid")" = "$WWID" ] && [ "${d#/sys/block/}" != "$DISK" ] &&
+		OTHER=${d#/sys/block/}
+done
+sed -i "s/^\[rescan\]\$/[rescan]\nallow = $HOST/" "$CONF"
+reload_daemon
+other_before=$(cat "/sys/block/$OTHER/size")
+resizes_before=$(grep -c "^$WWID\$" /tmp/resize.log)
+size_before=$(cat "/sys/block/$DISK/size")
+echo 3 >"$SDEBUG/virtual_gb"	# (the fallback test below changes it to 2)
+touch_disk "$DISK"
+check "allow = $HOST: the path on host $HOST ($DISK) is rescanned to the new size" \
+	wait_for 20 sh -c "[ \$(cat /sys/block/$DISK/size) -gt $size_before ]"
+left_alone() {
+	journalctl -o json -t uaeventd UAEVENTS_ACTION=rescan-paths | jq -c -s 'last |
+		{UAEVENTS_PATHS, UAEVENTS_SKIPPED, MESSAGE}' >/tmp/rescan-paths.json
+	{ cat /tmp/rescan-paths.json
+	  echo "$OTHER: $(cat "/sys/block/$OTHER/size") sectors, was $other_before"; } >"$SAW"
+	jq -e '.UAEVENTS_PATHS == "1" and .UAEVENTS_SKIPPED == "1"' /tmp/rescan-paths.json \
+		>/dev/null && [ "$(cat "/sys/block/$OTHER/size")" -eq "$other_before" ]
+}
+check "the path on the other host ($OTHER) is not rescanned, and the journal says so" \
+	wait_for 20 left_alone
+check "the resize command is not run while a path keeps the old size, and the journal says so" \
+	wait_for 10 sh -c "journalctl -o json -t uaeventd UAEVENTS_ACTION=resize-skipped |
+		jq -e -s 'length == 1' >/dev/null && [ \$(grep -c '^$WWID\$' /tmp/resize.log) -eq $resizes_before ]"
+sed -i "/^allow = $HOST\$/d" "$CONF"
+reload_daemon
+echo 1 >"/sys/block/$OTHER/device/rescan"
+
+# ---- a resize_command others may rewrite is refused: it would run as root ----
+chmod 0777 /etc/uaevents/record-resize
+reload_daemon
+check "a resize_command writable by others is refused, and the journal says why" \
+	journal_has 'select(.UAEVENTS_ACTION == "resize-refused" and
+		(.MESSAGE | test("record-resize writable by group or others")))'
+chmod 0755 /etc/uaevents/record-resize
+reload_daemon
+
 # ---- a LUN removed: stale; kept while mounted, removed (remove policy) once unused ----
 LUN1=${HCTL%:*}:1
 DISK1=$(ls "/sys/class/scsi_device/$LUN1/device/block/")

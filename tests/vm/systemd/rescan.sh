@@ -12,13 +12,13 @@ echo 1 >"/sys/class/scsi_device/$HCTL/device/evt_capacity_change_reported"
 
 # ---- a resize command that hangs, with a child of its own ----
 mkdir -p /usr/local/sbin
-cat >/usr/local/sbin/uae-hang <<'EOC'
+cat >/etc/uaevents/uae-hang <<'EOC'
 #!/bin/sh
 sleep 1001 &
 sleep 1002
 EOC
-chmod 0755 /usr/local/sbin/uae-hang
-sed -i 's|^#resize_command = .*|resize_command = /usr/local/sbin/uae-hang|; s|^#timeout_s = 300$|timeout_s = 5|' "$conf"
+chmod 0755 /etc/uaevents/uae-hang
+sed -i 's|^#resize_command = .*|resize_command = /etc/uaevents/uae-hang|; s|^#timeout_s = 300$|timeout_s = 5|' "$conf"
 cursor=$(journal_cursor)
 systemctl reload uaeventd
 check "reload: resize_command and timeout_s = 5 in force" \
@@ -45,7 +45,7 @@ check "after timeout_s the job is killed, and the journal says so" wait_for 60 t
 check "with everything it started" wait_for 10 sh -c "! pgrep -f 'sleep 100[12]' >'$SAW'"
 check "the path was rescanned before that" \
 	sh -c "[ \$(cat /sys/block/$DISK/size) -gt $size ]"
-sed -i 's|^resize_command = /usr/local/sbin/uae-hang|#resize_command = /usr/share/uaevents/hooks/multipath-resize|' "$conf"
+sed -i 's|^resize_command = /etc/uaevents/uae-hang|#resize_command = /usr/share/uaevents/hooks/multipath-resize|' "$conf"
 systemctl reload uaeventd
 sleep 3	# past the window of the killed job
 cursor=$(journal_cursor)

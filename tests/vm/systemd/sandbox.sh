@@ -64,6 +64,59 @@ check "the LUN the target no longer reports is removed (stale_luns = remove)" \
 	wait_for 60 removed
 check "and gone from sysfs" wait_for 10 sh -c "! test -e /sys/class/scsi_device/$LUN1"
 rm /etc/uaevents/hooks.d/all-record
+
+# A hook that leaves its process group (setsid) and hangs: past timeout_s it is killed
+# with all it started, the escaped child too, because it runs in a cgroup of its own.
+cat >/etc/uaevents/hooks.d/all-escape <<'EOF'
+#!/bin/sh
+setsid sleep 4321 &
+sleep 4322
+EOF
+chmod 0755 /etc/uaevents/hooks.d/all-escape
+sed -i 's|^#timeout_s = 30$|timeout_s = 15|' /etc/uaevents/uaeventd.conf
+reload_cursor=$(journal_cursor)
+systemctl reload uaeventd
+check "systemctl reload: a hook that escapes with setsid, and hooks' timeout_s = 15" \
+	wait_for 20 sh -c "journalctl --cursor '$reload_cursor' -t uaeventd -o cat --no-pager |
+		grep -q 'configuration reloaded'"
+# escapees: the hook's sleeps, each with its cgroup.
+escapees() {
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q '^sleep 432[12] ' &&
+			echo "${p#/proc/} $(cat "$p/cmdline" | tr '\0' ' ') $(cat "$p/cgroup" 2>/dev/null)"
+	done
+}
+# A real event (an injected one runs no hook): the target gains a LUN again.
+echo 2 >/sys/bus/pseudo/drivers/scsi_debug/max_luns
+touch_disk "$DISK"
+# (The hook may run more than once: the new LUN reports its power-on too.)
+in_own_cgroup() {
+	escapees >"$SAW"
+	grep -q '^[0-9]* sleep 4321 ' "$SAW" && grep -q '^[0-9]* sleep 4322 ' "$SAW" &&
+		! grep -v '0::/system.slice/uaeventd.service/child-' "$SAW" | grep -q .
+}
+check "the hook and the child it moved to a session of its own run in the hook's own cgroup" \
+	wait_for 20 in_own_cgroup
+none_left() {
+	escapees >"$SAW"
+	journalctl --cursor "$reload_cursor" -t uaeventd -o cat --no-pager |
+		grep "hook all-escape timed out" >>"$SAW"
+	[ -z "$(escapees)" ] && grep -q "timed out" "$SAW"
+}
+check "past timeout_s both are killed: setsid does not escape the cgroup" wait_for 45 none_left
+unit_holds_daemon_alone() {
+	cg=/sys/fs/cgroup/system.slice/uaeventd.service
+	main=$(systemctl show -p MainPID --value uaeventd)
+	# (.control: systemd's own, for ExecReload='s process.)
+	dirs=$(find "$cg" -mindepth 1 -type d ! -name .control)
+	find "$cg" -name cgroup.procs -exec cat {} + >"$SAW"
+	echo "MainPID $main; cgroups: $(echo $dirs | sed "s|$cg/||g")" >>"$SAW"
+	[ "$(cat $(find "$cg" -name cgroup.procs))" = "$main" ] && [ "$dirs" = "$cg/daemon" ]
+}
+check "then uaeventd's cgroup holds the daemon alone, the hook's cgroup removed" \
+	wait_for 20 unit_holds_daemon_alone
+rm /etc/uaevents/hooks.d/all-escape
+sed -i 's|^timeout_s = 15$|#timeout_s = 30|' /etc/uaevents/uaeventd.conf
 sed -i 's|^stale_luns = remove|#stale_luns = log|' /etc/uaevents/uaeventd.conf
 sed -i 's|^mail_to = storage@example.com|#mail_to =|' /etc/uaevents/uaeventd.conf
 systemctl reload uaeventd

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * uaeventd: its children's cgroups (children.h).
+ *
+ * cgroup v2's rule: a cgroup with children cgroups holds no processes of its own once
+ * controllers are enabled, so the daemon moves itself into a leaf ("daemon") next to its
+ * children's.  A cgroup is killed with cgroup.kill (Linux 5.14), all its processes at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+#include <systemd/sd-journal.h>
+
+#include "children.h"
+
+#define CGROUP_ROOT "/sys/fs/cgroup"
+/* Cgroups still populated when their child ended: removed later. */
+#define MAX_LINGERING 64
+
+static int base_fd = -1;
+static unsigned long next_id;
+static char lingering[MAX_LINGERING][48];
+static unsigned int n_lingering;
+static sd_event_source *sweep;	/* removes the lingering cgroups, every second */
+
+static int write_at(int dir, const char *file, const char *value)
+{
+	int fd = openat(dir, file, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, strlen(value));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+/* The daemon's own cgroup, if systemd delegated it: "0::/system.slice/uaeventd.service". */
+static int delegated_cgroup(char *path, size_t size)
+{
+	char line[4096], flag[8];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	bool found = false;
+
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "0::/", 4) && line[4] != '\n';
+	fclose(f);
+	if (!found)
+		return -ENOENT;
+	line[strcspn(line, "\n")] = '\0';
+	if ((size_t)snprintf(path, size, CGROUP_ROOT "%s", line + 3) >= size)
+		return -ENAMETOOLONG;
+	/* systemd marks what it delegates (the unit's Delegate=yes). */
+	if (getxattr(path, "trusted.delegate", flag, sizeof(flag)) != 1 || flag[0] != '1')
+		return -EPERM;
+	return 0;
+}
+
+static void remove_lingering(void);
+
+static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	remove_lingering();
+	if (n_lingering) {
+		sd_event_source_set_time_relative(s, 1000000);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	}
+	return 0;
+}
+
+void uaed_children_setup(sd_event *loop)
+{
+	char path[4200];
+	int r, fd;
+
+	r = delegated_cgroup(path, sizeof(path));
+	if (r < 0) {
+		sd_journal_print(LOG_INFO, "uaeventd: no delegated cgroup (%s): a hook or rescan "
+				 "is killed with its process group, which a child that calls "
+				 "setsid() leaves", strerror(-r));
+		return;
+	}
+	fd = open(path, O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 ? -errno : 0;
+	if (r == 0 && mkdirat(fd, "daemon", 0755) < 0 && errno != EEXIST)
+		r = -errno;
+	if (r == 0) {
+		int daemon = openat(fd, "daemon", O_DIRECTORY | O_CLOEXEC);
+
+		r = daemon < 0 ? -errno : write_at(daemon, "cgroup.procs", "0");
+		if (daemon >= 0)
+			close(daemon);
+	}
+	if (r < 0) {
+		sd_journal_print(LOG_WARNING, "uaeventd: cannot use its cgroup %s: %s; a hook or "
+				 "rescan is killed with its process group only", path,
+				 strerror(-r));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (sd_event_add_time_relative(loop, &sweep, CLOCK_MONOTONIC, 1000000, 0, on_sweep,
+				       NULL) >= 0)
+		sd_event_source_set_enabled(sweep, SD_EVENT_OFF);
+	base_fd = fd;
+	sd_journal_print(LOG_INFO, "uaeventd: hooks and rescans each run in a cgroup of their "
+			 "own under %s", path);
+}
+
+bool uaed_children_use_cgroups(void)
+{
+	return base_fd >= 0;
+}
+
+static void remove_lingering(void)
+{
+	unsigned int kept = 0;
+
+	for (unsigned int i = 0; i < n_lingering; i++) {
+		if (unlinkat(base_fd, lingering[i], AT_REMOVEDIR) < 0 && errno == EBUSY)
+			memmove(lingering[kept++], lingering[i], sizeof(lingering[i]));
+	}
+	n_lingering = kept;
+}
+
+void uaed_child_prepare(struct uaed_child *c)
+{
+	c->pid = 0;
+	c->cgroup_fd = -1;
+	c->cgroup[0] = '\0';
+	if (base_fd < 0)
+		return;
+	remove_lingering();
+	snprintf(c->cgroup, sizeof(c->cgroup), "child-%d-%lu", (int)getpid(), next_id++);
+	if (mkdirat(base_fd, c->cgroup, 0755) < 0 && errno != EEXIST) {
+		sd_journal_print(LOG_WARNING, "uaeventd: cannot create cgroup %s: %m; this child "
+				 "is killed with its process group only", c->cgroup);
+		c->cgroup[0] = '\0';
+		return;
+	}
+	c->cgroup_fd = openat(base_fd, c->cgroup, O_DIRECTORY | O_CLOEXEC);
+	if (c->cgroup_fd < 0) {
+		unlinkat(base_fd, c->cgroup, AT_REMOVEDIR);
+		c->cgroup[0] = '\0';
+	}
+}
+
+int uaed_child_enter(const struct uaed_child *c)
+{
+	setpgid(0, 0);
+	/* Not run outside of it: a timeout could not reach what it starts. */
+	return c->cgroup_fd >= 0 ? write_at(c->cgroup_fd, "cgroup.procs", "0") : 0;
+}
+
+void uaed_child_started(struct uaed_child *c, pid_t pid)
+{
+	c->pid = pid;
+	setpgid(pid, pid);	/* also here: no race with a kill(-pid) */
+}
+
+void uaed_child_kill(const struct uaed_child *c)
+{
+	if (c->cgroup_fd >= 0 && write_at(c->cgroup_fd, "cgroup.kill", "1") == 0)
+		return;
+	if (c->pid > 0)
+		kill(-c->pid, SIGKILL);
+}
+
+void uaed_child_done(struct uaed_child *c)
+{
+	uaed_child_kill(c);
+	if (c->cgroup_fd >= 0) {
+		close(c->cgroup_fd);
+		/* Its killed processes may still be exiting (or stuck in the kernel). */
+		if (unlinkat(base_fd, c->cgroup, AT_REMOVEDIR) < 0 && errno == EBUSY &&
+		    n_lingering < MAX_LINGERING) {
+			memcpy(lingering[n_lingering++], c->cgroup, sizeof(c->cgroup));
+			if (sweep) {
+				sd_event_source_set_time_relative(sweep, 100000);
+				sd_event_source_set_enabled(sweep, SD_EVENT_ONESHOT);
+			}
+		}
+	}
+	c->cgroup_fd = -1;
+	c->pid = 0;
+}

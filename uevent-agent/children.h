@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef UAED_CHILDREN_H
+#define UAED_CHILDREN_H
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <systemd/sd-event.h>
+
+/*
+ * uaeventd's children (hooks, rescan jobs), each in a cgroup of its own under the one
+ * systemd delegated to the unit (Delegate=yes), so that killing a child kills all it
+ * started: setsid() or a double fork leaves a process group, never a cgroup.  Without a
+ * delegated cgroup (no systemd, or a unit without Delegate=), process groups.
+ */
+struct uaed_child {
+	pid_t pid;
+	int cgroup_fd;		/* its cgroup's directory; -1: a process group only */
+	char cgroup[48];
+};
+
+/* At start, before any child: find the delegated cgroup and move the daemon into a leaf. */
+void uaed_children_setup(sd_event *loop);
+/* Whether children get cgroups. */
+bool uaed_children_use_cgroups(void);
+
+/* Before fork(): its cgroup, when there are cgroups. */
+void uaed_child_prepare(struct uaed_child *c);
+/* In the child, first thing: into its cgroup and its own process group; 0 or -errno. */
+int uaed_child_enter(const struct uaed_child *c);
+/* In the parent, after fork(). */
+void uaed_child_started(struct uaed_child *c, pid_t pid);
+/* Kill it and everything it started. */
+void uaed_child_kill(const struct uaed_child *c);
+/*
+ * Its main process was reaped (or never ran): kill what it left behind and remove its
+ * cgroup, at once or, while the killed processes still exit, a little later.
+ */
+void uaed_child_done(struct uaed_child *c);
+#endif
