@@ -90,7 +90,8 @@ int uae_monitor_get_fd(struct uae_monitor *m);
 
 /*
  * Hand out the kernel history's events with sequence numbers above @since first, then
- * the live stream; nothing is handed out twice.  -EOPNOTSUPP in fallback mode.
+ * the live stream; nothing is handed out twice.  The replayed events wait in the monitor,
+ * whose fd polls readable until they are received.  -EOPNOTSUPP in fallback mode.
  */
 int uae_monitor_replay(struct uae_monitor *m, uint64_t since);
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,7 +36,13 @@
 
 struct uae_monitor {
 	int refcount;
-	int epoll_fd;			/* what the caller polls: sock, and udev_monitor */
+	int epoll_fd;			/* what the caller polls: sock, ready_fd, udev_monitor */
+	/*
+	 * Events queued here (a replay, the event behind a gap) are on no socket: this
+	 * eventfd keeps the monitor's fd readable until they are handed out.
+	 */
+	int ready_fd;
+	bool ready;
 	/* Without the module: the stock kernel's uevents. */
 	struct udev *udev;
 	struct udev_monitor *udev_monitor;
@@ -103,6 +110,17 @@ static struct uae_event *dequeue(struct uae_monitor *m)
 		ev->next = NULL;
 	}
 	return ev;
+}
+
+/* Readable while events are queued here, so that a caller that polls first gets them. */
+static void update_ready(struct uae_monitor *m)
+{
+	uint64_t v = 1;
+
+	if ((m->head || m->after_gap) && !m->ready)
+		m->ready = write(m->ready_fd, &v, sizeof(v)) == sizeof(v);
+	else if (!m->head && !m->after_gap && m->ready)
+		m->ready = read(m->ready_fd, &v, sizeof(v)) != sizeof(v);
 }
 
 static void note_followed(struct uae_monitor *m)
@@ -375,8 +393,11 @@ int uae_monitor_new(struct uae_monitor **ret)
 	if (!m)
 		return -ENOMEM;
 	m->refcount = 1;
+	m->ready_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	m->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (m->epoll_fd < 0) {
+	if (m->epoll_fd < 0 || m->ready_fd < 0 ||
+	    epoll_ctl(m->epoll_fd, EPOLL_CTL_ADD, m->ready_fd,
+		      &(struct epoll_event){ .events = EPOLLIN }) < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -424,6 +445,8 @@ struct uae_monitor *uae_monitor_unref(struct uae_monitor *m)
 		nl_socket_free(m->control);
 	if (m->epoll_fd >= 0)
 		close(m->epoll_fd);
+	if (m->ready_fd >= 0)
+		close(m->ready_fd);
 	free(m);
 	return NULL;
 }
@@ -496,6 +519,7 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 	/* -EINTR: the history had moved past @since; the events' gap says by how much. */
 	if (r == -EINTR)
 		r = 0;
+	update_ready(m);
 	return r < 0 ? r : m->parse_error;
 }
 
@@ -556,14 +580,12 @@ static int receive_fallback(struct uae_monitor *m, struct uae_event **ret)
 	return -EAGAIN;
 }
 
-int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret)
+static int receive(struct uae_monitor *m, struct uae_event **ret)
 {
 	struct uae_kernel_stats st;
 	struct uae_event *ev;
 	int r;
 
-	if (!m || !ret)
-		return -EINVAL;
 	if (m->after_gap) {
 		*ret = m->after_gap;
 		m->after_gap = NULL;
@@ -634,4 +656,15 @@ int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret)
 		if (m->parse_error < 0)
 			return m->parse_error;
 	}
+}
+
+int uae_monitor_receive(struct uae_monitor *m, struct uae_event **ret)
+{
+	int r;
+
+	if (!m || !ret)
+		return -EINVAL;
+	r = receive(m, ret);
+	update_ready(m);
+	return r;
 }

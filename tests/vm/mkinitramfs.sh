@@ -39,7 +39,7 @@ copy_elf() {
 		cp -L "$lib" "$stage$dest"
 	done
 }
-copy_elf "$userbin/libuaevents/uaectl" /usr/bin/uaectl
+copy_elf "$userbin/uaectl/uaectl" /usr/bin/uaectl
 copy_elf "$userbin/uevent-agent/uaeventd" /usr/sbin/uaeventd
 copy_elf /lib/systemd/systemd-journald /lib/systemd/systemd-journald
 copy_elf /bin/journalctl /usr/bin/journalctl

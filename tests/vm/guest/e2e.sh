@@ -93,6 +93,16 @@ n=$(jq -s length /tmp/monitor.json)
 check "the journal holds one entry per event ($n)" \
 	sh -c "[ \$(journalctl -o json UAEVENTS_KIND=ua | jq -s length) -eq $n ]"
 
+# A replay is queued in the library, on no socket: the monitor's fd must still poll
+# readable, or "uaectl monitor --since" shows the history only after the next new event.
+since_at_once() {
+	timeout 10 uaectl monitor --json --since 0 >/tmp/since.json 2>/dev/null
+	{ echo "uaectl monitor --since 0 printed $(jq -s length /tmp/since.json) of $n events"
+	  jq -c '{seq, event}' /tmp/since.json; } >"$SAW"
+	[ "$(jq -s length /tmp/since.json)" -eq "$n" ]
+}
+check "uaectl monitor --since 0 prints the history at once, before any new event" since_at_once
+
 check "rmmod uaevents succeeds with subscribers attached" rmmod uaevents
 uaectl status >/dev/null 2>/tmp/status.err
 check "without the module, uaectl status exits 3 and says why" \
