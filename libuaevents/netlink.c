@@ -60,35 +60,16 @@ int uae_nlmsg_from_kernel(struct nl_msg *msg, void *arg)
 	return nlmsg_get_src(msg)->nl_pid == 0 ? NL_OK : NL_SKIP;
 }
 
-int uae_genl_open(struct nl_sock **sock, int *family)
+/* A connected generic netlink socket, and the id of @family unless @family_id is NULL. */
+static int open_as(struct nl_sock **sock, const char *family, int *family_id)
 {
 	struct nl_sock *s = nl_socket_alloc();
 	int r;
 
+	*sock = NULL;
 	if (!s)
 		return -ENOMEM;
 	/* Before the first receive: genl_ctrl_resolve() clones the socket's callbacks. */
-	nl_socket_modify_cb(s, NL_CB_MSG_IN, NL_CB_CUSTOM, uae_nlmsg_from_kernel, NULL);
-	r = genl_connect(s);
-	if (r >= 0)
-		r = genl_ctrl_resolve(s, UAEVENTS_GENL_NAME);
-	if (r < 0) {
-		nl_socket_free(s);
-		return uae_nlerr_to_errno(r);
-	}
-	*family = r;
-	*sock = s;
-	return 0;
-}
-
-int uae_genl_resolve(const char *family, int *family_id, const char *const *groups, int *ids,
-		     size_t n)
-{
-	struct nl_sock *s = nl_socket_alloc();
-	int r;
-
-	if (!s)
-		return -ENOMEM;
 	nl_socket_modify_cb(s, NL_CB_MSG_IN, NL_CB_CUSTOM, uae_nlmsg_from_kernel, NULL);
 	r = genl_connect(s);
 	if (r >= 0 && family_id) {
@@ -96,13 +77,36 @@ int uae_genl_resolve(const char *family, int *family_id, const char *const *grou
 		if (r >= 0)
 			*family_id = r;
 	}
-	for (size_t i = 0; r >= 0 && i < n; i++) {
-		r = genl_ctrl_resolve_grp(s, family, groups[i]);
-		if (r >= 0)
-			ids[i] = r;
+	if (r < 0) {
+		nl_socket_free(s);
+		return uae_nlerr_to_errno(r);
 	}
-	nl_socket_free(s);
-	return r < 0 ? uae_nlerr_to_errno(r) : 0;
+	*sock = s;
+	return 0;
+}
+
+int uae_genl_resolve(const char *family, int *family_id, const char *const *groups, int *ids,
+		     size_t n)
+{
+	struct nl_sock *s;
+	int r = open_as(&s, family, family_id);
+
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		int id = genl_ctrl_resolve_grp(s, family, groups[i]);
+
+		if (id < 0)
+			r = uae_nlerr_to_errno(id);
+		else
+			ids[i] = id;
+	}
+	if (s)
+		nl_socket_free(s);
+	return r;
+}
+
+int uae_genl_open(struct nl_sock **sock, int *family)
+{
+	return open_as(sock, UAEVENTS_GENL_NAME, family);
 }
 
 struct nl_msg *uae_genl_request(int family, uint8_t cmd, int flags)

@@ -33,6 +33,11 @@ map(select(length > 1) | .[0]) | .[:20])"' "$SAW.seqs" >"$SAW"
 	return 1
 }
 
+# reloaded_since CURSOR: uaeventd said it reloaded its configuration after CURSOR.
+reloaded_since() {
+	journalctl --cursor "$1" -t uaeventd -o cat --no-pager | grep -q 'configuration reloaded'
+}
+
 # journal_cursor: a mark in the journal from now on; read what follows it with
 # "journalctl --cursor", never "--after-cursor": with a match that the cursor's entry does
 # not satisfy, Debian 12's journalctl (252) skips the first matching entry after it.  The

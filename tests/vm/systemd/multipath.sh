@@ -41,7 +41,7 @@ sed -i 's|^#resize_command = .*|resize_command = /usr/share/uaevents/hooks/multi
 	/etc/uaevents/uaeventd.conf
 systemctl reload uaeventd
 check "systemctl reload uaeventd: the daemon reloaded its configuration" \
-	wait_for 10 sh -c "journalctl --cursor '$cursor' -u uaeventd -o cat --no-pager | grep -q 'configuration reloaded'"
+	wait_for 10 reloaded_since "$cursor"
 
 echo 1 >/sys/bus/pseudo/drivers/scsi_debug/virtual_gb
 for p in $PATHS; do

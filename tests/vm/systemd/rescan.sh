@@ -22,7 +22,7 @@ sed -i 's|^#resize_command = .*|resize_command = /etc/uaevents/uae-hang|; s|^#ti
 cursor=$(journal_cursor)
 systemctl reload uaeventd
 check "reload: resize_command and timeout_s = 5 in force" \
-	wait_for 20 sh -c "journalctl --cursor '$cursor' -t uaeventd -o cat | grep -q 'configuration reloaded'"
+	wait_for 20 reloaded_since "$cursor"
 
 entries() {	# ACTION: uaeventd's entries of that action since the cursor, into $SAW
 	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \

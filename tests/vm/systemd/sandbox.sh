@@ -28,8 +28,7 @@ sed -i 's|^#stale_luns = log|stale_luns = remove|' /etc/uaevents/uaeventd.conf
 sed -i 's|^#mail_to =$|mail_to = storage@example.com|' /etc/uaevents/uaeventd.conf
 systemctl reload uaeventd
 check "systemctl reload: the hook and stale_luns = remove are in force" \
-	wait_for 20 sh -c "journalctl --cursor '$cursor' -t uaeventd -o cat --no-pager |
-		grep -q 'configuration reloaded'"
+	wait_for 20 reloaded_since "$cursor"
 
 # The target gains a LUN: uaeventd scans it, the hook runs.
 echo 2 >/sys/bus/pseudo/drivers/scsi_debug/max_luns
@@ -77,8 +76,7 @@ sed -i 's|^#timeout_s = 30$|timeout_s = 15|' /etc/uaevents/uaeventd.conf
 reload_cursor=$(journal_cursor)
 systemctl reload uaeventd
 check "systemctl reload: a hook that escapes with setsid, and hooks' timeout_s = 15" \
-	wait_for 20 sh -c "journalctl --cursor '$reload_cursor' -t uaeventd -o cat --no-pager |
-		grep -q 'configuration reloaded'"
+	wait_for 20 reloaded_since "$reload_cursor"
 # escapees: the hook's sleeps, each with its cgroup.
 escapees() {
 	for p in /proc/[0-9]*; do

@@ -11,8 +11,7 @@ sed -i 's|^#stale_luns = log|stale_luns = remove|' /etc/uaevents/uaeventd.conf
 cursor=$(journal_cursor)
 systemctl reload uaeventd
 check "systemctl reload: stale_luns = remove is in force" \
-	wait_for 20 sh -c "journalctl --cursor '$cursor' -t uaeventd -o cat --no-pager |
-		grep -q 'configuration reloaded'"
+	wait_for 20 reloaded_since "$cursor"
 
 wait_for 30 sdebug_gone
 modprobe scsi_debug dev_size_mb=256 max_luns=3 num_tgts=1
