@@ -285,15 +285,22 @@ static void save_state(struct daemon *d)
 	d->state_dirty = false;
 }
 
+/*
+ * Messages handled in one turn of the event loop.  Under a storm that lasts minutes the
+ * watchdog, hooks' and rescans' exits and timers still get their turn: what is left keeps
+ * the monitor's fd readable, and the next turn goes on with it.
+ */
+#define BATCH 256
+
 static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct daemon *d = userdata;
 	struct uae_event *ev;
-	unsigned int bad = 0;
-	int r;
+	unsigned int bad = 0, n = 0;
+	int r = -EAGAIN;
 
 	/* A malformed message is skipped, not the end of the batch: events wait behind it. */
-	while ((r = uae_monitor_receive(d->monitor, &ev)) == 0 || r == -EBADMSG) {
+	while (n++ < BATCH && ((r = uae_monitor_receive(d->monitor, &ev)) == 0 || r == -EBADMSG)) {
 		if (r == -EBADMSG) {
 			bad++;
 			continue;
@@ -305,7 +312,7 @@ static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userda
 		sd_journal_print(LOG_WARNING, "uaeventd: %u message(s) skipped: %s", bad,
 				 uae_strerror(-EBADMSG));
 	save_state(d);
-	if (r != -EAGAIN && r != -EINTR) {
+	if (r != 0 && r != -EBADMSG && r != -EAGAIN && r != -EINTR) {
 		/* Not from here: start_monitor() calls this, and resubscribing replaces it. */
 		sd_journal_print(LOG_ERR, "uaeventd: cannot receive events: %s; subscribing again",
 				 uae_strerror(r));
