@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include <libudev.h>
 #include <systemd/sd-journal.h>
 
 #include "children.h"
@@ -182,27 +182,44 @@ static void log_resize(const char *command, const char *wwid, int status)
 static int do_rescan_wwid(const struct uaed_config *cfg, const struct uaed_event *e)
 {
 	unsigned int paths = 0, skipped = 0, host, channel, target;
-	glob_t g;
-	char wwid[256], path[512];
+	struct udev *udev = udev_new();
+	struct udev_enumerate *en = udev ? udev_enumerate_new(udev) : NULL;
+	struct udev_list_entry *le;
+	char wwid[256];
+	int r = -ENOMEM;
 
-	if (glob("/sys/class/scsi_device/*", 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			const char *hctl = strrchr(g.gl_pathv[i], '/') + 1;
-
-			if (uaed_sysfs_read(hctl, "wwid", wwid, sizeof(wwid)) < 0 ||
-			    strcmp(wwid, e->wwid))
-				continue;
-			if (sscanf(hctl, "%u:%u:%u:", &host, &channel, &target) != 3 ||
-			    !uaed_config_allows(cfg, host, channel, target)) {
-				skipped++;
-				continue;
-			}
-			snprintf(path, sizeof(path), "%s/device/rescan", g.gl_pathv[i]);
-			if (uaed_sysfs_writeat(AT_FDCWD, path, "1") == 0)
-				paths++;
-		}
-		globfree(&g);
+	/* Every scsi_device; the WWID compared here, not as udev's fnmatch() pattern. */
+	if (en) {
+		r = udev_enumerate_add_match_subsystem(en, "scsi");
+		/* Devices (H:C:T:L), not hosts or targets. */
+		if (r >= 0)
+			r = udev_enumerate_add_match_sysname(en, "*:*:*:*");
+		if (r >= 0)
+			r = udev_enumerate_scan_devices(en);
 	}
+	udev_list_entry_foreach(le, r >= 0 ? udev_enumerate_get_list_entry(en) : NULL) {
+		const char *syspath = udev_list_entry_get_name(le);
+		const char *hctl = strrchr(syspath, '/') + 1;
+		int dirfd = open(syspath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (dirfd < 0)
+			continue;	/* removed meanwhile */
+		if (uaed_sysfs_readat(dirfd, "wwid", wwid, sizeof(wwid)) < 0 || strcmp(wwid, e->wwid)) {
+			close(dirfd);
+			continue;
+		}
+		if (sscanf(hctl, "%u:%u:%u:", &host, &channel, &target) != 3 ||
+		    !uaed_config_allows(cfg, host, channel, target))
+			skipped++;
+		else if (uaed_sysfs_writeat(dirfd, "rescan", "1") == 0)
+			paths++;
+		close(dirfd);
+	}
+	udev_enumerate_unref(en);
+	udev_unref(udev);
+	if (r < 0)
+		sd_journal_print(LOG_ERR, "uaeventd: cannot list SCSI devices for %s: %s", e->wwid,
+				 strerror(-r));
 	sd_journal_send("MESSAGE=rescanned %u path(s) of %s after a capacity change%s", paths,
 			e->wwid, skipped ? "; paths outside [rescan] allow were left alone" : "",
 			"PRIORITY=%d", skipped ? LOG_WARNING : LOG_INFO,
