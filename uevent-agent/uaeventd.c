@@ -352,8 +352,19 @@ static int start_monitor(struct daemon *d)
 				       EPOLLIN,
 				       on_monitor, d);
 	}
-	/* Another instance: the module was reloaded; all of its history is new to us. */
+	/*
+	 * Another instance: the module was reloaded (or the host rebooted) since uaeventd
+	 * last ran; all of the new one's history is new to us, and what the old one raised
+	 * after the state, if anything, went with it.  Said, not silent.
+	 */
 	since = st.instance == ks.instance ? st.seq : 0;
+	if (st.instance != ks.instance)
+		sd_journal_send("MESSAGE=uaeventd: the uaevents module is a new instance (%016" PRIx64
+				"; the state is at event %" PRIu64 " of %016" PRIx64 "): logging its "
+				"events from its first; events the old instance raised after that, "
+				"if any, were not seen", ks.instance, st.seq, st.instance,
+				"PRIORITY=%d", LOG_NOTICE, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=new-instance", NULL);
 	r = uaed_journal_sync(10 * 1000000ULL);
 	if (r < 0)
 		sd_journal_print(LOG_WARNING, "uaeventd: journald did not catch up within 10 s "
