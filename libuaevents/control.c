@@ -3,6 +3,7 @@
  * libuaevents: the module's counters and settings, and its test helper.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +45,7 @@ int uae_kernel_stats_from_nlmsg(struct nlmsghdr *nlh, struct uae_kernel_stats *s
 	if (genlmsg_parse(nlh, 0, tb, UAEVENTS_ATTR_MAX, stats_policy) < 0 ||
 	    !tb[UAEVENTS_ATTR_INSTANCE] || !tb[UAEVENTS_ATTR_STAT_LAST_SEQ])
 		return -EBADMSG;
-	memset(st, 0, sizeof(*st));
+	memset((char *)st + sizeof(st->size), 0, sizeof(*st) - sizeof(st->size));
 	st->instance = get_u64(tb, UAEVENTS_ATTR_INSTANCE);
 	st->last_seq = get_u64(tb, UAEVENTS_ATTR_STAT_LAST_SEQ);
 	st->history_first_seq = get_u64(tb, UAEVENTS_ATTR_STAT_HISTORY_FIRST_SEQ);
@@ -104,14 +105,29 @@ static int request(uint8_t cmd, int (*add)(struct nl_msg *msg, const void *arg),
 	return r;
 }
 
+/* The first version's struct: what every caller's @size covers at least. */
+#define STATS_SIZE_1 (offsetof(struct uae_kernel_stats, uevents) + sizeof(uint8_t))
+#define INJECT_SIZE_1 (offsetof(struct uae_inject, count) + sizeof(uint32_t))
+
 int uae_kernel_stats_groups(struct uae_kernel_stats *st, uint64_t *group_last)
 {
-	struct stats_reply r = { st, group_last };
+	struct uae_kernel_stats all = { .size = sizeof(all) };
+	struct stats_reply rep = { &all, group_last };
+	size_t size;
+	int r;
 
-	if (!st)
+	if (!st || st->size < STATS_SIZE_1)
 		return -EINVAL;
-	memset(st, 0, sizeof(*st));
-	return request(UAEVENTS_CMD_GET_STATS, NULL, NULL, on_stats, &r);
+	r = request(UAEVENTS_CMD_GET_STATS, NULL, NULL, on_stats, &rep);
+	if (r < 0)
+		return r;
+	/* A caller built against a newer library: its fields this one does not know are 0. */
+	size = st->size;
+	memcpy(st, &all, size < sizeof(all) ? size : sizeof(all));
+	if (size > sizeof(all))
+		memset((char *)st + sizeof(all), 0, size - sizeof(all));
+	st->size = size;
+	return 0;
 }
 
 int uae_kernel_stats(struct uae_kernel_stats *st)
@@ -165,7 +181,16 @@ static int add_inject(struct nl_msg *msg, const void *arg)
 
 int uae_inject(const struct uae_inject *in)
 {
-	if (!in || in->sense_len > UAE_SENSE_MAX)
+	struct uae_inject all = { 0 };
+
+	if (!in || in->size < INJECT_SIZE_1)
 		return -EINVAL;
-	return request(UAEVENTS_CMD_INJECT, add_inject, in, NULL, NULL);
+	/* Set fields this library does not know would be ignored, silently. */
+	for (size_t i = sizeof(all); i < in->size; i++)
+		if (((const unsigned char *)in)[i])
+			return -E2BIG;
+	memcpy(&all, in, in->size < sizeof(all) ? in->size : sizeof(all));
+	if (all.sense_len > UAE_SENSE_MAX)
+		return -EINVAL;
+	return request(UAEVENTS_CMD_INJECT, add_inject, &all, NULL, NULL);
 }

@@ -182,8 +182,15 @@ const char *uae_event_get_description(const struct uae_event *ev);
 /* "UNIT ATTENTION", ... */
 const char *uae_event_get_sense_key_name(const struct uae_event *ev);
 
+/*
+ * The structs below grow at their end, never change in between: the caller sets @size to
+ * sizeof() of the struct it was built with, so that a library newer or older than the
+ * caller reads and writes only what both know.  A field added later is 0 when unset.
+ */
+
 /* The module's counters and settings (any user may read them). */
 struct uae_kernel_stats {
+	size_t size;			/* sizeof(struct uae_kernel_stats), set by the caller */
 	uint64_t instance;
 	uint64_t last_seq;		/* last sequence number assigned */
 	uint64_t history_first_seq;	/* oldest event the history holds, 0 if none */
@@ -197,6 +204,7 @@ struct uae_kernel_stats {
 	uint8_t uevents;		/* 0 none, 1 unit attentions, 2 all */
 };
 
+/* -EINVAL: @size is too small for the fields of the first version. */
 int uae_kernel_stats(struct uae_kernel_stats *st);
 
 /* Settings, CAP_SYS_ADMIN: pass -1 to leave one unchanged. */
@@ -206,6 +214,7 @@ int uae_clear_history(void);
 
 /* A synthetic event for a real device, through the module's own capture path. */
 struct uae_inject {
+	size_t size;		/* sizeof(struct uae_inject), set by the caller */
 	unsigned int host, channel, target;
 	uint64_t lun;
 	const uint8_t *sense;
@@ -216,7 +225,10 @@ struct uae_inject {
 	uint32_t count;		/* 0 or 1: one event */
 };
 
-/* CAP_SYS_ADMIN; -ENODEV: no such device. */
+/*
+ * CAP_SYS_ADMIN; -ENODEV: no such device; -E2BIG: a field this library does not know is set
+ * (@size larger than the library's struct, and not zero beyond it).
+ */
 int uae_inject(const struct uae_inject *in);
 
 /* A message for a negative errno returned by this library. */

@@ -48,11 +48,17 @@ struct uae_monitor {
 	struct udev_monitor *udev_monitor;
 	struct uae_filter filter;
 	struct nl_sock *sock;		/* subscription, non-blocking */
-	struct nl_sock *control;	/* requests (replay), blocking; opened on demand */
+	/*
+	 * A replay under way: the history after replay_after is fetched a page at a time,
+	 * as the queue empties, so that a receive does a bounded amount of work.
+	 */
+	bool replaying;
+	uint64_t replay_after;
 	int family_id;			/* 0: the module is not loaded */
 	int group_ids[UAE_GROUPS];
 	uint64_t instance;		/* the module instance followed; 0: none */
 	bool follow;			/* the controller announced uaevents: look again */
+	bool overflowed;		/* since the last replay: the socket lost events */
 	bool follow_when_drained;	/* an overflow while the module was reloaded */
 	/*
 	 * The family ids of the instances followed lately.  The kernel gives each
@@ -112,14 +118,19 @@ static struct uae_event *dequeue(struct uae_monitor *m)
 	return ev;
 }
 
-/* Readable while events are queued here, so that a caller that polls first gets them. */
+/*
+ * Readable while events are queued here or a replay has pages to go, so that a caller that
+ * polls first gets them.
+ */
 static void update_ready(struct uae_monitor *m)
 {
 	uint64_t v = 1;
 
-	if ((m->head || m->after_gap) && !m->ready)
+	bool pending = m->head || m->after_gap || m->replaying;
+
+	if (pending && !m->ready)
 		m->ready = write(m->ready_fd, &v, sizeof(v)) == sizeof(v);
-	else if (!m->head && !m->after_gap && m->ready)
+	else if (!pending && m->ready)
 		m->ready = read(m->ready_fd, &v, sizeof(v)) != sizeof(v);
 }
 
@@ -198,7 +209,7 @@ static int on_message_in(struct nl_msg *msg, void *arg)
 /* Where the stream stands now, so that a replay knows where this monitor started. */
 static int mark_start(struct uae_monitor *m)
 {
-	struct uae_kernel_stats st;
+	struct uae_kernel_stats st = { .size = sizeof(st) };
 	int r = uae_kernel_stats_groups(&st, m->last_group_seq);
 
 	if (r < 0)
@@ -291,7 +302,7 @@ static int enqueue_module(struct uae_monitor *m, uint64_t instance, const char *
  */
 static int follow(struct uae_monitor *m)
 {
-	struct uae_kernel_stats st;
+	struct uae_kernel_stats st = { .size = sizeof(st) };
 	uint64_t was = m->instance;
 	int r;
 
@@ -322,9 +333,12 @@ static int follow(struct uae_monitor *m)
 	}
 	if (r < 0)
 		goto out;
-	/* The same instance (an announcement already followed): catch up on the history. */
+	/*
+	 * The same instance: an announcement already followed (nothing was missed), or an
+	 * overflow (catch up on the history).
+	 */
 	if (st.instance == was) {
-		r = uae_monitor_replay(m, m->last_seq);
+		r = m->overflowed ? uae_monitor_replay(m, m->last_seq) : 0;
 		goto out;
 	}
 	if (was)
@@ -441,8 +455,6 @@ struct uae_monitor *uae_monitor_unref(struct uae_monitor *m)
 	fallback_stop(m);
 	if (m->sock)
 		nl_socket_free(m->sock);
-	if (m->control)
-		nl_socket_free(m->control);
 	if (m->epoll_fd >= 0)
 		close(m->epoll_fd);
 	if (m->ready_fd >= 0)
@@ -480,32 +492,108 @@ uint64_t uae_monitor_get_overflows(struct uae_monitor *m)
 	return m ? m->overflows : 0;
 }
 
+/*
+ * One page of the history after replay_after: what the kernel puts in the first message of
+ * a dump, queued while the request is sent.  The dump is then abandoned with its socket: an
+ * open dump holds a reference on the module, and a caller that stops reading must not keep
+ * the module from being unloaded.  The kernel finds where a page starts by a binary search.
+ */
+static int replay_page(struct uae_monitor *m)
+{
+	uint64_t was = m->replay_after;
+	struct sockaddr_nl peer = { 0 };
+	unsigned char *buf = NULL;
+	struct nl_sock *sock;
+	struct nlmsghdr *nlh;
+	struct nl_msg *msg;
+	bool done = false, stuck;
+	int n, r;
+
+	r = uae_genl_connect(&sock);
+	if (r < 0)
+		goto retry;
+	msg = uae_genl_request(m->family_id, UAEVENTS_CMD_GET_HISTORY, NLM_F_DUMP);
+	if (!msg || nla_put_u64(msg, UAEVENTS_ATTR_SINCE_SEQ, m->replay_after) < 0) {
+		nlmsg_free(msg);
+		nl_socket_free(sock);
+		r = -ENOMEM;
+		goto retry;
+	}
+	n = nl_send_auto(sock, msg);
+	nlmsg_free(msg);
+	/* What another process sent to this port is skipped, never taken for the answer. */
+	while (n >= 0 && ((n = nl_recv(sock, &peer, &buf, NULL)) > 0) && peer.nl_pid != 0) {
+		free(buf);
+		buf = NULL;
+	}
+	nl_socket_free(sock);
+	if (n <= 0) {
+		free(buf);
+		r = n < 0 ? uae_nlerr_to_errno(n) : -EIO;
+		goto retry;
+	}
+	for (nlh = (struct nlmsghdr *)buf; !done && nlmsg_ok(nlh, n); nlh = nlmsg_next(nlh, &n)) {
+		struct uae_event *ev = NULL;
+
+		if (nlh->nlmsg_type == NLMSG_DONE) {
+			done = true;
+		} else if (nlh->nlmsg_type == NLMSG_ERROR) {
+			struct nlmsgerr *e = nlmsg_data(nlh);
+
+			r = nlh->nlmsg_len >= (unsigned int)nlmsg_size(sizeof(*e)) ? e->error : -EBADMSG;
+			done = true;
+		} else if (nlh->nlmsg_type == m->family_id) {
+			int e = uae_event_from_nlmsg(nlh, &ev);
+
+			if (e < 0)
+				m->parse_error = e;
+			if (ev) {
+				m->replay_after = ev->seq;
+				enqueue(m, ev);
+			}
+		}
+	}
+	free(buf);
+	/* The module went meanwhile: its announcement is on the socket, follow it from there. */
+	if (r == -ENOENT) {
+		r = 0;
+		m->follow = true;
+	}
+	/* A page this library could not read a single event of would come again and again. */
+	stuck = !done && r == 0 && m->replay_after == was;
+	if (done || stuck || r < 0)
+		m->replaying = false;
+	/* Said once; what could be read is queued, and the gap shows what could not. */
+	if (r == 0 && (stuck || m->parse_error < 0))
+		r = m->parse_error < 0 ? m->parse_error : -EBADMSG;
+	m->parse_error = 0;
+	return r;
+retry:
+	/*
+	 * Said to the caller once, and tried again at the next receive, from the last event
+	 * handed out: what this replay queued meanwhile is handed out once all the same.
+	 */
+	m->replaying = false;
+	m->overflowed = true;
+	m->follow = true;
+	return r;
+}
+
 int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 {
-	struct uae_kernel_stats st;
-	struct nl_msg *msg;
-	int family, r;
+	struct uae_kernel_stats st = { .size = sizeof(st) };
+	int r;
 
 	if (!m)
 		return -EINVAL;
 	if (!m->family_id)
 		return -EOPNOTSUPP;
-	if (!m->control) {
-		r = uae_genl_open(&m->control, &family);
-		if (r < 0)
-			return r;
-	}
 	/* A cursor past the module's last event would hide every event up to it. */
 	r = uae_kernel_stats(&st);
 	if (r < 0)
 		return r;
 	if (st.instance == m->last_instance && since > st.last_seq)
 		since = st.last_seq;
-	msg = uae_genl_request(m->family_id, UAEVENTS_CMD_GET_HISTORY, NLM_F_DUMP);
-	if (!msg || nla_put_u64(msg, UAEVENTS_ATTR_SINCE_SEQ, since) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
 	/*
 	 * Going back to @since, where the groups stood is not known: each group's first
 	 * replayed event sets it.  A replay after an overflow goes on where the stream stopped.
@@ -514,13 +602,14 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 		for (int g = 0; g < UAE_GROUPS; g++)
 			m->group_known[g] = false;
 	m->last_seq = since;
+	m->replay_after = since;
+	m->replaying = true;
+	m->overflowed = false;
 	m->parse_error = 0;
-	r = uae_genl_transact(m->control, msg, on_message, m);
-	/* -EINTR: the history had moved past @since; the events' gap says by how much. */
-	if (r == -EINTR)
-		r = 0;
+	/* The first page at once, so that a refusal (-EPERM) is this call's to return. */
+	r = replay_page(m);
 	update_ready(m);
-	return r < 0 ? r : m->parse_error;
+	return r;
 }
 
 /*
@@ -580,9 +669,13 @@ static int receive_fallback(struct uae_monitor *m, struct uae_event **ret)
 	return -EAGAIN;
 }
 
+/* Pages of a replay one receive fetches while the filters let nothing through. */
+#define REPLAY_PAGES 8
+
 static int receive(struct uae_monitor *m, struct uae_event **ret)
 {
-	struct uae_kernel_stats st;
+	struct uae_kernel_stats st = { .size = sizeof(st) };
+	unsigned int pages = 0;
 	struct uae_event *ev;
 	int r;
 
@@ -621,6 +714,16 @@ static int receive(struct uae_monitor *m, struct uae_event **ret)
 			}
 			uae_event_unref(ev);
 		}
+		/* Before the live stream: its events are newer than what the replay has to go. */
+		if (m->replaying) {
+			/* The fd stays readable: the caller comes back for the rest. */
+			if (pages++ == REPLAY_PAGES)
+				return -EAGAIN;
+			r = replay_page(m);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if (m->follow) {
 			r = follow(m);
 			if (r < 0)
@@ -641,6 +744,7 @@ static int receive(struct uae_monitor *m, struct uae_event **ret)
 			if (r != -ENOBUFS)
 				return r;
 			m->overflows++;
+			m->overflowed = true;
 			/*
 			 * The socket overflowed: fetch what was lost from the history.  If the
 			 * module was reloaded meanwhile (its announcement may be among what was

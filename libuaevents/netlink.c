@@ -72,6 +72,12 @@ static int open_as(struct nl_sock **sock, const char *family, int *family_id)
 	/* Before the first receive: genl_ctrl_resolve() clones the socket's callbacks. */
 	nl_socket_modify_cb(s, NL_CB_MSG_IN, NL_CB_CUSTOM, uae_nlmsg_from_kernel, NULL);
 	r = genl_connect(s);
+	/*
+	 * The kernel answers a request while it is sent, so its answer is waiting when it is
+	 * read; a full socket would drop it, and a blocking read would then wait for good.
+	 */
+	if (r >= 0)
+		r = nl_socket_set_nonblocking(s);
 	if (r >= 0 && family_id) {
 		r = genl_ctrl_resolve(s, family);
 		if (r >= 0)
@@ -102,6 +108,11 @@ int uae_genl_resolve(const char *family, int *family_id, const char *const *grou
 	if (s)
 		nl_socket_free(s);
 	return r;
+}
+
+int uae_genl_connect(struct nl_sock **sock)
+{
+	return open_as(sock, NULL, NULL);
 }
 
 int uae_genl_open(struct nl_sock **sock, int *family)

@@ -106,6 +106,8 @@ int uae_nlerr_to_errno(int nlerr);
 /* NL_CB_MSG_IN: NL_SKIP for what a process, not the kernel, sent. */
 int uae_nlmsg_from_kernel(struct nl_msg *msg, void *arg);
 int uae_genl_open(struct nl_sock **sock, int *family);
+/* A connected socket for requests to a family whose id is known. */
+int uae_genl_connect(struct nl_sock **sock);
 /*
  * The id of generic netlink @family (if @family_id) and of its multicast @groups, through a
  * socket of its own: a subscription's socket must not read replies among its events.

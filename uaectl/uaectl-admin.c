@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,10 +76,20 @@ int cmd_history(int argc, char **argv)
 		return fail("no history", -ENOENT);
 	}
 	r = uae_monitor_replay(m, since);
-	/* The replayed events, and any that arrived meanwhile; then stop. */
-	while (r >= 0 && (r = uae_monitor_receive(m, &ev)) == 0) {
-		uaectl_print_event(ev, json);
-		uae_event_unref(ev);
+	/*
+	 * The replayed events, and any that arrived meanwhile; then stop.  A receive comes back
+	 * empty (-EAGAIN) between pages of the history too: the fd says whether more is there.
+	 */
+	while (r >= 0) {
+		r = uae_monitor_receive(m, &ev);
+		if (r == 0) {
+			uaectl_print_event(ev, json);
+			uae_event_unref(ev);
+		} else if (r == -EAGAIN &&
+			   poll(&(struct pollfd){ .fd = uae_monitor_get_fd(m), .events = POLLIN },
+				1, 0) == 1) {
+			r = 0;
+		}
 	}
 	uae_monitor_unref(m);
 	return r == -EAGAIN ? EXIT_OK : fail("cannot read the history", r);
@@ -86,7 +97,7 @@ int cmd_history(int argc, char **argv)
 
 int cmd_status(int argc, char **argv)
 {
-	struct uae_kernel_stats st;
+	struct uae_kernel_stats st = { .size = sizeof(st) };
 	bool json = argc > 1 && strcmp(argv[1], "--json") == 0;
 	int r = uae_kernel_stats(&st);
 
@@ -149,7 +160,7 @@ int cmd_inject(int argc, char **argv)
 		{}
 	};
 	static const char *const kinds[] = { NULL, "ua", "error", "timeout", "sgio" };
-	struct uae_inject in = { .host_byte = -1, .status = -1 };
+	struct uae_inject in = { .size = sizeof(in), .host_byte = -1, .status = -1 };
 	uint8_t sense[96], code;
 	bool have_device = false;
 	uint64_t count;

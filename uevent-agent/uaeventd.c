@@ -327,7 +327,7 @@ static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userda
 /* Replay what happened since the last event logged, by the state file and the journal. */
 static int start_monitor(struct daemon *d)
 {
-	struct uae_kernel_stats ks;
+	struct uae_kernel_stats ks = { .size = sizeof(ks) };
 	struct uaed_state st;
 	uint64_t since;
 	int r;

@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -289,6 +290,24 @@ START_TEST(filters)
 }
 END_TEST
 
+/* The structs' size fields: checked before anything is sent to a kernel. */
+START_TEST(struct_sizes_checked)
+{
+	struct uae_kernel_stats st = { 0 };
+	struct {
+		struct uae_inject in;
+		uint32_t newer;		/* a field of a later version, set */
+	} newer = { .in = { .size = sizeof(newer), .host_byte = -1, .status = -1 }, .newer = 1 };
+	struct uae_inject in = { .size = 8 };
+
+	ck_assert_int_eq(uae_kernel_stats(&st), -EINVAL);
+	st.size = offsetof(struct uae_kernel_stats, coalesce_ms);
+	ck_assert_int_eq(uae_kernel_stats(&st), -EINVAL);
+	ck_assert_int_eq(uae_inject(&in), -EINVAL);
+	ck_assert_int_eq(uae_inject(&newer.in), -E2BIG);
+}
+END_TEST
+
 START_TEST(errors_have_messages)
 {
 	ck_assert_str_eq(uae_strerror(-ENOENT), "uaevents kernel module not loaded");
@@ -314,6 +333,7 @@ int main(void)
 	tcase_add_test(tc, hostile_strings_refused);
 	tcase_add_test(tc, filters);
 	tcase_add_test(tc, errors_have_messages);
+	tcase_add_test(tc, struct_sizes_checked);
 	suite_add_tcase(s, tc);
 
 	sr = srunner_create(s);

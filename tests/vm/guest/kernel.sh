@@ -278,6 +278,26 @@ check "every sequence number of the burst arrived exactly once, no gap" \
 		 and all(.gap == 0)' /tmp/burst.json
 tap_diag "burst subscriber: $(cat /tmp/burst.err | tr '\n' ' ')"
 kill "$burst_pid" 2>/dev/null
+# The history is replayed a page at a time, a bounded amount of work per receive: the
+# whole of it still arrives, once each and in order, filtered or not.
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0e00000000 --count 2 >/dev/null
+first=$(stat_of history_first_seq)
+last=$(stat_of last_seq)
+uaectl history --json >/tmp/history.json 2>/tmp/history.err
+tap_result $? "uaectl history exits 0 after a history of $((last - first + 1)) events"
+check "uaectl history prints every event of the history once, in order ($first..$last)" \
+	jq -e -s --argjson f "$first" --argjson l "$last" \
+		'map(select(.seq <= $l)) | map(.seq) == [range($f; $l + 1)]' /tmp/history.json
+timeout 60 uaectl history --json --filter kind=ua >/tmp/history-ua.json 2>>/tmp/history.err
+tap_result $? "uaectl history --filter kind=ua pages through the errors and exits 0"
+check "the filtered history holds the unit attentions of the history, and nothing else" \
+	jq -e -n --argjson l "$last" --slurpfile all /tmp/history.json \
+		--slurpfile ua /tmp/history-ua.json \
+		'($all | map(select(.kind == "ua" and .seq <= $l) | .seq)) as $want |
+		 ($want | length) >= 1 and ($ua | map(select(.seq <= $l) | .seq)) == $want'
+
+tap_diag "history: $(jq -s -c '[length, .[0].seq, .[-1].seq]' /tmp/history.json) \
+ua: $(jq -s -c '[length, .[0].seq, .[-1].seq]' /tmp/history-ua.json) $(head -c 300 /tmp/history.err)"
 uaectl config --coalesce-ms 1000
 
 # ---- hot-remove and re-add scsi_debug hosts while events are raised ----
