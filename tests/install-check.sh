@@ -32,12 +32,26 @@ done
 echo "$exported" | grep -q 'uae_sense_decode\|uae_event_from_nlmsg\|uae_filter_add'
 result $((! $?)) "internals stay internal"
 
-for page in man1/uaectl.1 man8/uaeventd.8 man3/libuaevents.3; do
+man3=$(cd "$top/man" && ls ./*.3 | sed 's|^\./|man3/|')
+# shellcheck disable=SC2086
+for page in man1/uaectl.1 man8/uaeventd.8 $man3; do
 	file=$(find "$dest" -path "*/man/$page" | head -n 1)
 	warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -l "$file" 2>&1 >/dev/null)
 	[ -n "$file" ] && [ -z "$warnings" ] && LC_ALL=C.UTF-8 man -l "$file" 2>/dev/null | grep -q NAME
 	result $? "man -l renders $page without warnings"
 done
+
+# Every function has its page, as "man FUNCTION" finds it: the family's, or a .so to it.
+missing=
+for sym in $(echo "$exported" | sed 's/@.*//'); do
+	page=$(find "$dest" -path "*/man/man3/$sym.3" | head -n 1)
+	target=$([ -n "$page" ] && sed -n 's|^\.so man3/||p' "$page")
+	if [ -z "$page" ] || { [ -n "$target" ] && [ ! -f "$(dirname "$page")/$target" ]; }; then
+		missing="$missing $sym"
+	fi
+done
+[ -z "$missing" ]
+result $? "every exported function has a man page (missing:${missing:- none})"
 
 completion=$(find "$dest" -path '*bash-completion/completions/uaectl' | head -n 1)
 words=$(bash -c "source '$completion'; COMP_WORDS=(uaectl mon); COMP_CWORD=1; _uaectl; echo \${COMPREPLY[*]}")
