@@ -19,6 +19,7 @@
 #include <systemd/sd-journal.h>
 
 #include "children.h"
+#include "log.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
 /* Cgroups still populated when their child ended: removed later. */
@@ -85,9 +86,9 @@ void uaed_children_setup(sd_event *loop)
 
 	r = delegated_cgroup(path, sizeof(path));
 	if (r < 0) {
-		sd_journal_print(LOG_INFO, "uaeventd: no delegated cgroup (%s): a hook or rescan "
-				 "is killed with its process group, which a child that calls "
-				 "setsid() leaves", strerror(-r));
+		uaed_log_errno(LOG_INFO, r, "uaeventd: no delegated cgroup (%m): a hook or rescan "
+			       "is killed with its process group, which a child that calls "
+			       "setsid() leaves");
 		return;
 	}
 	fd = open(path, O_DIRECTORY | O_CLOEXEC);
@@ -102,9 +103,8 @@ void uaed_children_setup(sd_event *loop)
 			close(daemon);
 	}
 	if (r < 0) {
-		sd_journal_print(LOG_WARNING, "uaeventd: cannot use its cgroup %s: %s; a hook or "
-				 "rescan is killed with its process group only", path,
-				 strerror(-r));
+		uaed_log_errno(LOG_WARNING, r, "uaeventd: cannot use its cgroup %s: %m; a hook or "
+			       "rescan is killed with its process group only", path);
 		if (fd >= 0)
 			close(fd);
 		return;

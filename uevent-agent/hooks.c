@@ -30,6 +30,7 @@
 #include "libuaevents.h"
 #include "children.h"
 #include "hooks.h"
+#include "log.h"
 #include "sysfs.h"
 #include "trust.h"
 
@@ -450,8 +451,8 @@ static void spawn(struct uaed_hooks *h, struct job *j)
 	pid_t pid;
 
 	if (!run || pipe2(out, O_CLOEXEC) < 0) {
-		sd_journal_print(LOG_ERR, "uaeventd: cannot run hook %s: %s", j->name,
-				 strerror(run ? errno : ENOMEM));
+		uaed_log_errno(LOG_ERR, run ? errno : ENOMEM, "uaeventd: cannot run hook %s: %m",
+			       j->name);
 		free(run);
 		return;
 	}
@@ -463,8 +464,7 @@ static void spawn(struct uaed_hooks *h, struct job *j)
 	r = -errno;
 	close(out[1]);
 	if (pid < 0) {
-		sd_journal_print(LOG_ERR, "uaeventd: cannot run hook %s: fork: %s", j->name,
-				 strerror(-r));
+		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot run hook %s: fork: %m", j->name);
 		close(out[0]);
 		uaed_child_done(&run->proc);
 		free(run);
@@ -477,13 +477,13 @@ static void spawn(struct uaed_hooks *h, struct job *j)
 	/* Without it the output is read when the hook exits; a long one may fill the pipe. */
 	r = sd_event_add_io(h->loop, &run->output, out[0], EPOLLIN, on_output, run);
 	if (r < 0)
-		sd_journal_print(LOG_WARNING, "uaeventd: hook %s: its output is read only when it "
-				 "exits: %s", j->name, strerror(-r));
+		uaed_log_errno(LOG_WARNING, r, "uaeventd: hook %s: its output is read only when "
+			       "it exits: %m", j->name);
 	r = sd_event_add_child(h->loop, &run->child, pid, WEXITED, on_hook_exit, run);
 	if (r < 0) {
 		/* Not watched, it would hold a slot for good: stop it now. */
-		sd_journal_print(LOG_ERR, "uaeventd: hook %s stopped: cannot watch it: %s",
-				 j->name, strerror(-r));
+		uaed_log_errno(LOG_ERR, r, "uaeventd: hook %s stopped: cannot watch it: %m",
+			       j->name);
 		uaed_child_kill(&run->proc);
 		waitpid(pid, NULL, 0);
 		uaed_child_done(&run->proc);
@@ -495,8 +495,8 @@ static void spawn(struct uaed_hooks *h, struct job *j)
 				       (uint64_t)h->timeout_s * 1000000, 0, on_timeout, run);
 	if (r < 0) {
 		/* Without its timeout a hung hook would hold its slot for good. */
-		sd_journal_print(LOG_ERR, "uaeventd: hook %s stopped: cannot arm its timeout: %s",
-				 j->name, strerror(-r));
+		uaed_log_errno(LOG_ERR, r, "uaeventd: hook %s stopped: cannot arm its timeout: %m",
+			       j->name);
 		uaed_child_kill(&run->proc);
 	}
 	h->running++;
@@ -560,8 +560,8 @@ void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 			j->fd = -1;
 		}
 		if (r < 0) {
-			sd_journal_print(LOG_ERR, "uaeventd: hook %s not run for %s on %s: %s",
-					 h->hooks[i].name, e.name, e.hctl, strerror(-r));
+			uaed_log_errno(LOG_ERR, r, "uaeventd: hook %s not run for %s on %s: %m",
+				       h->hooks[i].name, e.name, e.hctl);
 			if (j)
 				free_job(j);
 			h->dropped_total++;

@@ -18,6 +18,7 @@
 #include <systemd/sd-journal.h>
 
 #include "children.h"
+#include "log.h"
 #include "rescan.h"
 #include "state.h"
 #include "stale.h"
@@ -135,8 +136,8 @@ static int do_scan_target(const struct uaed_config *cfg, const struct uaed_event
 	snprintf(target, sizeof(target), "%u:%u:%u", e->host, e->channel, e->target);
 	n = uaed_target_luns(target, &before);
 	if (n < 0)
-		sd_journal_print(LOG_WARNING, "uaeventd: cannot list the LUNs of target %s: %s; "
-				 "stale LUNs not checked", target, strerror(-n));
+		uaed_log_errno(LOG_WARNING, n, "uaeventd: cannot list the LUNs of target %s: %m; "
+			       "stale LUNs not checked", target);
 	if (verify && n > 0 && verify_target(cfg, target, before, n, reports) == 0) {
 		uaed_target_luns_free(before, n);
 		return 0;
@@ -218,8 +219,8 @@ static int do_rescan_wwid(const struct uaed_config *cfg, const struct uaed_event
 	udev_enumerate_unref(en);
 	udev_unref(udev);
 	if (r < 0)
-		sd_journal_print(LOG_ERR, "uaeventd: cannot list SCSI devices for %s: %s", e->wwid,
-				 strerror(-r));
+		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot list SCSI devices for %s: %m",
+			       e->wwid);
 	sd_journal_send("MESSAGE=rescanned %u path(s) of %s after a capacity change%s", paths,
 			e->wwid, skipped ? "; paths outside [rescan] allow were left alone" : "",
 			"PRIORITY=%d", skipped ? LOG_WARNING : LOG_INFO,
@@ -341,8 +342,8 @@ static void cool(struct pending *p)
 	r = sd_event_add_time_relative(p->r->loop, &p->timer, CLOCK_MONOTONIC,
 				       (uint64_t)p->r->cfg->debounce_ms * 1000, 0, on_cooled, p);
 	if (r < 0) {
-		sd_journal_print(LOG_ERR, "uaeventd: %s: cannot arm a timer: %s; reports of it "
-				 "are taken as new from now on", p->key, strerror(-r));
+		uaed_log_errno(LOG_ERR, r, "uaeventd: %s: cannot arm a timer: %m; reports of it "
+			       "are taken as new from now on", p->key);
 		p->used = false;
 	}
 }
@@ -406,8 +407,8 @@ static int run_action(struct pending *p)
 /* Start it later: a failed fork or event source must not lose the work or its slot. */
 static void retry(struct pending *p, const char *what, int err)
 {
-	sd_journal_print(LOG_ERR, "uaeventd: %s: %s: %s; retrying in %u ms", p->key, what,
-			 strerror(err), p->r->cfg->debounce_ms);
+	uaed_log_errno(LOG_ERR, err, "uaeventd: %s: %s: %m; retrying in %u ms", p->key, what,
+		       p->r->cfg->debounce_ms);
 	if (sd_event_add_time_relative(p->r->loop, &p->timer, CLOCK_MONOTONIC,
 				       (uint64_t)p->r->cfg->debounce_ms * 1000 + 1000, 0,
 				       on_timer, p) < 0) {
@@ -431,8 +432,8 @@ static void run_now(struct pending *p)
 		/* Its own cgroup, so that a timeout kills what it started too. */
 		r = uaed_child_enter(&p->proc);
 		if (r < 0) {
-			sd_journal_print(LOG_ERR, "uaeventd: %s: cannot enter its cgroup: %s", p->key,
-					 strerror(-r));
+			uaed_log_errno(LOG_ERR, r, "uaeventd: %s: cannot enter its cgroup: %m",
+				       p->key);
 			uaed_journal_sync(5 * 1000000ULL);
 			_exit(1);
 		}
@@ -468,8 +469,7 @@ static void run_now(struct pending *p)
 				       (uint64_t)p->r->cfg->rescan_timeout_s * 1000000, 0,
 				       on_deadline, p);
 	if (r < 0)
-		sd_journal_print(LOG_ERR, "uaeventd: %s: cannot arm its timeout: %s", p->key,
-				 strerror(-r));
+		uaed_log_errno(LOG_ERR, r, "uaeventd: %s: cannot arm its timeout: %m", p->key);
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)

@@ -29,6 +29,7 @@
 #include "event.h"
 #include "handoff.h"
 #include "hooks.h"
+#include "log.h"
 #include "message_ids.h"
 #include "rescan.h"
 #include "state.h"
@@ -276,9 +277,8 @@ static void save_state(struct daemon *d)
 	r = uaed_state_save(d->cfg.state_file, &d->state);
 	/* One entry when saving starts to fail (disk full, read-only), one when it works again. */
 	if (r < 0 && !d->state_failing)
-		sd_journal_print(LOG_ERR, "uaeventd: cannot write %s: %s; until it can, a restart "
-				 "replays from the last state written", d->cfg.state_file,
-				 strerror(-r));
+		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot write %s: %m; until it can, a restart "
+			       "replays from the last state written", d->cfg.state_file);
 	else if (r == 0 && d->state_failing)
 		sd_journal_print(LOG_INFO, "uaeventd: %s written again", d->cfg.state_file);
 	d->state_failing = r < 0;
@@ -314,8 +314,8 @@ static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userda
 	save_state(d);
 	if (r != 0 && r != -EBADMSG && r != -EAGAIN && r != -EINTR) {
 		/* Not from here: start_monitor() calls this, and resubscribing replaces it. */
-		sd_journal_print(LOG_ERR, "uaeventd: cannot receive events: %s; subscribing again",
-				 uae_strerror(r));
+		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot receive events: %s; subscribing again",
+			       uae_strerror(r));
 		if (d->monitor_source)
 			sd_event_source_set_enabled(d->monitor_source, SD_EVENT_OFF);
 		sd_event_source_set_time_relative(d->retry, 0);
@@ -367,9 +367,8 @@ static int start_monitor(struct daemon *d)
 				"UAEVENTS_ACTION=new-instance", NULL);
 	r = uaed_journal_sync(10 * 1000000ULL);
 	if (r < 0)
-		sd_journal_print(LOG_WARNING, "uaeventd: journald did not catch up within 10 s "
-				 "(%s): events a killed instance logged last may be logged again",
-				 strerror(-r));
+		uaed_log_errno(LOG_WARNING, r, "uaeventd: journald did not catch up within 10 s "
+			       "(%m): events a killed instance logged last may be logged again");
 	since = uaed_journal_logged_through(ks.instance, since);
 	/* Past what the module has numbered: a corrupt state file; nothing after it is seen. */
 	if (since > ks.last_seq) {
@@ -410,9 +409,9 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 	r = start_monitor(d);
 	if (r < 0) {
 		if (!d->subscribe_failing)
-			sd_journal_print(LOG_ERR, "uaeventd: cannot subscribe: %s; no events are "
-					 "received, trying every %d s; the watchdog stops (systemd "
-					 "restarts the service)", uae_strerror(r), RETRY_S);
+			uaed_log_errno(LOG_ERR, r, "uaeventd: cannot subscribe: %s; no events are "
+				       "received, trying every %d s; the watchdog stops (systemd "
+				       "restarts the service)", uae_strerror(r), RETRY_S);
 		d->subscribe_failing = true;
 		d->monitor_source = sd_event_source_disable_unref(d->monitor_source);
 		d->monitor = uae_monitor_unref(d->monitor);
@@ -443,10 +442,9 @@ static void apply_handoff(struct daemon *d)
 	else
 		r = uaed_handoff_apply(UAED_HANDOFF_DIR, &d->cfg);
 	if (r < 0)
-		sd_journal_print(LOG_ERR, "uaeventd: cannot update %s: %s: udev rules that scan on "
-				 "LUN changes (libstoragemgmt's) may scan what uaeventd scans, or "
-				 "stand down for targets it no longer scans", UAED_HANDOFF_DIR,
-				 strerror(-r));
+		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot update %s: %m: udev rules that scan "
+			       "on LUN changes (libstoragemgmt's) may scan what uaeventd scans, or "
+			       "stand down for targets it no longer scans", UAED_HANDOFF_DIR);
 }
 
 /* resize_command runs as root, by its path: refused, and said, unless root's alone. */
@@ -486,36 +484,47 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 }
 
 /* stderr is connected to the journal (systemd sets JOURNAL_STREAM=device:inode). */
-static bool stderr_is_journal(void)
+/* Each step's failure said on its own, once. */
+static int set_up(struct daemon *d)
 {
-	const char *e = getenv("JOURNAL_STREAM");
-	unsigned long dev, ino;
-	struct stat st;
+	static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
+	int r;
 
-	return e && sscanf(e, "%lu:%lu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
-	       st.st_dev == dev && st.st_ino == ino;
-}
-
-/*
- * Why the daemon will not start: an error entry of its own under systemd, else a line on
- * stderr.  journald learns an entry's unit from the sender's /proc entry, gone once the
- * sender has exited: wait until the entry is stored, so that journalctl -u shows it.
- */
-static void __attribute__((format(printf, 1, 2))) fatal_at_start(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (!stderr_is_journal()) {
-		fprintf(stderr, "%s\n", buf);
-		return;
+	r = sd_event_default(&d->loop);
+	if (r < 0)
+		return uaed_log_fatal_errno(r, "uaeventd: cannot create its event loop: %m");
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
+		/* Without a handler, sd-event exits the loop with the userdata as exit code. */
+		r = sd_event_add_signal(d->loop, NULL, signals[i],
+					signals[i] == SIGHUP ? on_sighup : NULL,
+					signals[i] == SIGHUP ? d : NULL);
+		if (r < 0)
+			return uaed_log_fatal_errno(r, "uaeventd: cannot handle %s: %m",
+						    strsignal(signals[i]));
 	}
-	sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%d", LOG_ERR,
-			"SYSLOG_IDENTIFIER=uaeventd", NULL);
-	uaed_journal_sync(2 * 1000000ULL);
+	r = sd_event_set_watchdog(d->loop, true);
+	if (r < 0)
+		return uaed_log_fatal_errno(r, "uaeventd: cannot set up the watchdog: %m");
+	/* Before any child: hooks and rescan jobs each get a cgroup of their own. */
+	uaed_children_setup(d->loop);
+	r = uaed_hooks_new(&d->hooks, d->loop);
+	if (r < 0)
+		return uaed_log_fatal_errno(r, "uaeventd: cannot set up hooks: %m");
+	r = uaed_rescan_new(&d->rescan, d->loop, &d->cfg);
+	if (r < 0)
+		return uaed_log_fatal_errno(r, "uaeventd: cannot set up rescans: %m");
+	uaed_hooks_scan(d->hooks, &d->cfg);
+
+	/* Armed when the monitor fails (on_monitor). */
+	r = sd_event_add_time_relative(d->loop, &d->retry, CLOCK_MONOTONIC, 0, 0, on_retry, d);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(d->retry, SD_EVENT_OFF);
+	if (r < 0)
+		return uaed_log_fatal_errno(r, "uaeventd: cannot set up its retry timer: %m");
+	r = start_monitor(d);
+	if (r < 0)
+		return uaed_log_fatal_errno(r, "uaeventd: cannot subscribe: %s", uae_strerror(r));
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -532,7 +541,7 @@ int main(int argc, char **argv)
 	}
 	r = uaed_config_load(&d.cfg, d.config_path);
 	if (r < 0) {
-		fprintf(stderr, "uaeventd: cannot load %s: %s\n", d.config_path, strerror(-r));
+		uaed_log_fatal_errno(r, "uaeventd: cannot load %s: %m", d.config_path);
 		return EXIT_CONFIG;
 	}
 	/*
@@ -542,10 +551,10 @@ int main(int argc, char **argv)
 	 */
 	r = uaed_state_check(d.cfg.state_file);
 	if (r < 0) {
-		fatal_at_start("uaeventd: cannot write its state file %s: %s; under systemd the "
-			       "unit's StateDirectory=uaevents provides /var/lib/uaevents, or set "
-			       "state_file in [daemon] of %s", d.cfg.state_file, strerror(-r),
-			       d.config_path);
+		uaed_log_fatal_errno(r, "uaeventd: cannot write its state file %s: %m; under "
+				     "systemd the unit's StateDirectory=uaevents provides "
+				     "/var/lib/uaevents, or set state_file in [daemon] of %s",
+				     d.cfg.state_file, d.config_path);
 		return EXIT_CONFIG;
 	}
 
@@ -558,41 +567,9 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
-	r = sd_event_default(&d.loop);
-	if (r >= 0)
-		r = sd_event_add_signal(d.loop, NULL, SIGTERM, NULL, NULL);
-	if (r >= 0)
-		r = sd_event_add_signal(d.loop, NULL, SIGINT, NULL, NULL);
-	if (r >= 0)
-		r = sd_event_add_signal(d.loop, NULL, SIGHUP, on_sighup, &d);
-	if (r >= 0)
-		r = sd_event_set_watchdog(d.loop, true);
-	if (r >= 0)
-		/* Before any child: hooks and rescan jobs each get a cgroup of their own. */
-		uaed_children_setup(d.loop);
-	if (r >= 0)
-		r = uaed_hooks_new(&d.hooks, d.loop);
-	if (r >= 0)
-		r = uaed_rescan_new(&d.rescan, d.loop, &d.cfg);
-	if (r < 0) {
-		fprintf(stderr, "uaeventd: cannot set up the event loop: %s\n", strerror(-r));
+	r = set_up(&d);
+	if (r < 0)
 		goto out;
-	}
-	uaed_hooks_scan(d.hooks, &d.cfg);
-
-	/* Armed when the monitor fails (on_monitor). */
-	r = sd_event_add_time_relative(d.loop, &d.retry, CLOCK_MONOTONIC, 0, 0, on_retry, &d);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(d.retry, SD_EVENT_OFF);
-	if (r < 0) {
-		fprintf(stderr, "uaeventd: cannot set up the event loop: %s\n", strerror(-r));
-		goto out;
-	}
-	r = start_monitor(&d);
-	if (r < 0) {
-		fprintf(stderr, "uaeventd: cannot subscribe: %s\n", uae_strerror(r));
-		goto out;
-	}
 
 	apply_handoff(&d);
 	sd_journal_print(LOG_INFO, "uaeventd: listening for SCSI events%s",
@@ -602,8 +579,8 @@ int main(int argc, char **argv)
 	sd_notify(0, "STOPPING=1");
 	q = uaed_handoff_clear(UAED_HANDOFF_DIR);
 	if (q < 0)
-		sd_journal_print(LOG_ERR, "uaeventd: cannot remove %s: %s; the unit's "
-				 "RuntimeDirectory= removes it", UAED_HANDOFF_DIR, strerror(-q));
+		uaed_log_errno(LOG_ERR, q, "uaeventd: cannot remove %s: %m; the unit's "
+			       "RuntimeDirectory= removes it", UAED_HANDOFF_DIR);
 	save_state(&d);
 out:
 	sd_event_source_disable_unref(d.retry);

@@ -25,6 +25,10 @@ missing_state_errors() {
 	[ "$(grep -c "cannot write its state file $STATE: Read-only file system" "$SAW")" -eq 1 ]
 }
 check "and says why, once, in its journal" missing_state_errors
+# As systemd's daemons do: the errno in a field of its own, for journalctl ERRNO=30.
+check "the entry carries the errno (ERRNO=30, EROFS)" \
+	sh -c "journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p err ERRNO=30 \
+		-o cat --no-pager | grep -q 'cannot write its state file'"
 # An event while it is down waits in the module's history.
 down_seq=$(($(last_seq) + 1))
 uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
