@@ -452,26 +452,22 @@ tap_diag "$i reloads done, uaeventd restarted $restarts times"
 # reload_accounted WHO: every instance's event was logged (daemon) or printed (monitor),
 # or counted as missed.
 reload_accounted() {
-	logged=0
-	while read -r inst; do
-		if [ "$1" = daemon ]; then
-			journalctl -o json -t uaeventd UAEVENTS_INSTANCE="$inst" | jq -e -s \
-				'map(select(.UAEVENTS_EVENT == "MODE_PARAMETERS_CHANGED")) | length
-				== 1' >/dev/null && logged=$((logged + 1))
-		else
-			jq -e -s --arg i "$inst" 'map(select(.instance == $i and
-				.event == "MODE_PARAMETERS_CHANGED")) | length == 1' \
-				/tmp/follow.json >/dev/null && logged=$((logged + 1))
-		fi
-	done </tmp/instances
 	if [ "$1" = daemon ]; then
+		journalctl -o json -t uaeventd UAEVENTS_EVENT=MODE_PARAMETERS_CHANGED |
+			jq -s 'map(.UAEVENTS_INSTANCE)' >/tmp/accounted.json
 		missed=$(journalctl -o json -t uaeventd UAEVENTS_ACTION=module-missed |
 			jq -s "map(.UAEVENTS_MISSED | tonumber) | add // 0")
 		missed=$((missed - missed_before))
 	else
+		jq -s 'map(select(.event == "MODE_PARAMETERS_CHANGED") | .instance)' \
+			/tmp/follow.json >/tmp/accounted.json
 		missed=$(jq -s 'map(select(.event == "MODULE_MISSED") | .repeat) | add // 0' \
 			/tmp/follow.json)
 	fi
+	# One query, not one an instance: each instance's event exactly once.
+	logged=$(jq -r --rawfile want /tmp/instances '. as $seen | [$want | split("\n")[] |
+		select(. != "") | . as $i | select([$seen[] | select(. == $i)] | length == 1)] |
+		length' /tmp/accounted.json)
 	echo "$1: $logged logged, $missed missed, of $RELOADS reloads ($i done)" >"$SAW"
 	[ "$i" -eq $RELOADS ] && [ $((logged + missed)) -eq $RELOADS ]
 }

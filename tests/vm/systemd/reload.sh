@@ -1,0 +1,68 @@
+#!/bin/sh
+# Sourced by run.sh.  Never deaf: the module is unloaded and loaded again 100 times under
+# uaeventd, run by its unit, and under uaectl monitor, with a storm of errors and one event
+# from each instance; every tenth time the daemon is restarted with systemctl.  An instance
+# loaded and unloaded again before a subscriber could look is reported missed (its events
+# went with it); every other instance's event arrives.  Nothing is silent: logged + missed
+# = reloads, for the daemon and for the monitor, and systemd never had to step in.
+check "scsi_debug with one disk" sdebug_one_disk
+RELOADS=100
+cursor=$(journal_cursor)
+restarts_before=$(systemctl show -P NRestarts uaeventd)
+uaectl monitor --json >/tmp/follow.json 2>/tmp/follow.err &
+follow_pid=$!
+sleep 1
+: >/tmp/instances
+i=0 restarts=0
+# event_logged INSTANCE: uaeventd logged that instance's event.
+event_logged() {
+	journalctl -u uaeventd -o json UAEVENTS_INSTANCE="$1" \
+		UAEVENTS_EVENT=MODE_PARAMETERS_CHANGED | jq -e -s 'length == 1' >/dev/null
+}
+while [ $i -lt $RELOADS ]; do
+	modprobe -r uaevents && modprobe uaevents || break
+	uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error \
+		--count 50 >/dev/null || break
+	uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000 || break
+	inst=$(uaectl status --json | jq -r .instance)
+	echo "$inst" >>/tmp/instances
+	if [ $((i % 10)) -eq 9 ]; then
+		wait_for 30 event_logged "$inst" || break
+		systemctl restart uaeventd || break
+		restarts=$((restarts + 1))
+	fi
+	i=$((i + 1))
+done
+tap_diag "$i reloads done, uaeventd restarted $restarts times"
+# reload_accounted WHO: every instance's event was logged (daemon) or printed (monitor)
+# exactly once, or the instance was counted as missed.  One query each, not one an instance.
+reload_accounted() {
+	if [ "$1" = daemon ]; then
+		journalctl --cursor "$cursor" -u uaeventd -o json \
+			UAEVENTS_EVENT=MODE_PARAMETERS_CHANGED | jq -s 'map(.UAEVENTS_INSTANCE)' \
+			>/tmp/accounted.json
+		missed=$(journalctl --cursor "$cursor" -u uaeventd -o json \
+			UAEVENTS_ACTION=module-missed | jq -s 'map(.UAEVENTS_MISSED | tonumber) | add // 0')
+	else
+		jq -s 'map(select(.event == "MODE_PARAMETERS_CHANGED") | .instance)' \
+			/tmp/follow.json >/tmp/accounted.json
+		missed=$(jq -s 'map(select(.event == "MODULE_MISSED") | .repeat) | add // 0' \
+			/tmp/follow.json)
+	fi
+	logged=$(jq -r --rawfile want /tmp/instances '. as $seen | [$want | split("\n")[] |
+		select(. != "") | . as $i | select([$seen[] | select(. == $i)] | length == 1)] |
+		length' /tmp/accounted.json)
+	echo "$1: $logged logged, $missed missed, of $RELOADS reloads ($i done)" >"$SAW"
+	[ "$i" -eq $RELOADS ] && [ $((logged + missed)) -eq $RELOADS ]
+}
+check "$RELOADS reloads under uaeventd's unit, $restarts restarts: each instance's event is logged once or the instance reported missed" \
+	wait_for 60 reload_accounted daemon
+tap_diag "$(cat "$SAW")"
+check "and under uaectl monitor: each printed once or reported missed" \
+	wait_for 60 reload_accounted monitor
+tap_diag "$(cat "$SAW")"
+check "systemd never restarted uaeventd on its own (watchdog, failure): NRestarts stays $restarts_before" \
+	sh -c "[ \"\$(systemctl show -P NRestarts uaeventd)\" = $restarts_before ] &&
+		systemctl is-active --quiet uaeventd"
+check "uaeventd logged no error of its own during the reloads" no_daemon_error "$cursor"
+kill "$follow_pid" 2>/dev/null
