@@ -21,6 +21,7 @@ static void set_defaults(struct uaed_config *cfg)
 	snprintf(cfg->hooks_dir, sizeof(cfg->hooks_dir), "/etc/uaevents/hooks.d");
 	cfg->hook_timeout_s = 30;
 	cfg->rescan_timeout_s = 300;
+	cfg->removal_grace_s = 600;
 	cfg->max_hooks = 4;
 }
 
@@ -118,6 +119,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 		cfg->remove_stale = !strcmp(value, "remove");
 	} else if (!strcmp(section, "rescan") && !strcmp(name, "timeout_s"))
 		r = parse_uint(value, 3600, &cfg->rescan_timeout_s);
+	else if (!strcmp(section, "rescan") && !strcmp(name, "removal_grace_s"))
+		r = parse_uint(value, 86400, &cfg->removal_grace_s);
 	else if (!strcmp(section, "rescan") && !strcmp(name, "resize_command"))
 		r = copy_str(value, cfg->resize_command, sizeof(cfg->resize_command));
 	else if (!strcmp(section, "hooks") && !strcmp(name, "directory"))

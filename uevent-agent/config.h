@@ -22,6 +22,8 @@ struct uaed_config {
 	char resize_command[256];	/* after a capacity rescan, once per WWID; "" none */
 	bool remove_stale;		/* delete LUNs the target no longer reports */
 	unsigned int rescan_timeout_s;	/* a scan or rescan job, resize command included */
+	/* A LUN removed on this host by someone else is not scanned back for this long. */
+	unsigned int removal_grace_s;
 	/* [hooks] */
 	char hooks_dir[256];
 	unsigned int hook_timeout_s;

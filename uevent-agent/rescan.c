@@ -19,6 +19,7 @@
 
 #include "children.h"
 #include "log.h"
+#include "removals.h"
 #include "rescan.h"
 #include "state.h"
 #include "stale.h"
@@ -51,17 +52,24 @@ struct pending {
 struct uaed_rescan {
 	sd_event *loop;
 	const struct uaed_config *cfg;
+	struct uaed_removals *removals;	/* LUNs removed here by someone else, lately */
 	struct pending slot[SLOTS];
 };
 
 int uaed_rescan_new(struct uaed_rescan **ret, sd_event *loop, const struct uaed_config *cfg)
 {
 	struct uaed_rescan *r = calloc(1, sizeof(*r));
+	int rc;
 
 	if (!r)
 		return -ENOMEM;
 	r->loop = sd_event_ref(loop);
 	r->cfg = cfg;
+	/* Without it, scans work as the kernel's would: said, not fatal. */
+	rc = uaed_removals_new(&r->removals, loop);
+	if (rc < 0)
+		uaed_log_errno(LOG_WARNING, rc, "uaeventd: cannot watch for LUNs removed by other "
+			       "tools: %m; target scans may add them back");
 	*ret = r;
 	return 0;
 }
@@ -75,62 +83,95 @@ void uaed_rescan_free(struct uaed_rescan *r)
 		sd_event_source_disable_unref(r->slot[i].child);
 		sd_event_source_disable_unref(r->slot[i].deadline);
 	}
+	uaed_removals_free(r->removals);
 	sd_event_unref(r->loop);
 	free(r);
 }
 
-/*
- * In the child: scan the target, as "echo 'C T -' > /sys/class/scsi_host/hostH/scan",
- * then look for LUNs it no longer reports.
- */
-/*
- * In the child, for reports that came while a scan ran or in the window after it: they may
- * be its echo (every LU of the target reports one change, each with its next command) or
- * a newer change.  One REPORT LUNS tells: a LUN listed that this host lacks needs a scan;
- * one this host has that is no longer listed, the stale check.  1: a scan is needed.
- */
-static int verify_target(const struct uaed_config *cfg, const char *target,
-			 const struct uaed_lun *luns, int n, unsigned int reports)
+/* LUN numbers a target lists that this host has no device for, or has no more. */
+struct inventory {
+	uint64_t *listed;
+	int n_listed;
+	uint64_t add[64];		/* to scan, each by its number */
+	unsigned int n_add;
+	bool more;			/* more new LUNs than fit in add[]: scan the target */
+	char left_out[512];		/* "1 7": removed here by someone else lately */
+	bool gone;			/* a LU here that the target no longer lists */
+};
+
+static bool has_lun(const struct uaed_lun *luns, int n, uint64_t lun)
 {
-	uint64_t *listed = NULL;
-	bool new = false, gone = false;
-	int m = uaed_target_report_luns(luns, n, &listed);
+	for (int i = 0; i < n; i++)
+		if (luns[i].lun == lun)
+			return true;
+	return false;
+}
+
+/*
+ * One REPORT LUNS, through a LU of the target, against what this host has: the LUNs to
+ * add, the ones left out because someone removed them here lately (each said in the
+ * journal), and whether a LU here is gone from the list.  -errno if it cannot be asked.
+ */
+static int take_inventory(const struct uaed_rescan *ctx, const char *target,
+			  const struct uaed_lun *luns, int n, struct inventory *inv)
+{
+	int m = n > 0 ? uaed_target_report_luns(luns, n, &inv->listed) : -ENODEV;
 
 	if (m < 0)
-		return 1;
-	for (int j = 0; j < m && !new; j++) {
-		bool known = false;
+		return m;
+	inv->n_listed = m;
+	for (int j = 0; j < m; j++) {
+		char hctl[80];
+		long ago;
 
-		for (int i = 0; i < n && !known; i++)
-			known = luns[i].lun == listed[j];
-		new = !known;
+		if (has_lun(luns, n, inv->listed[j]))
+			continue;
+		snprintf(hctl, sizeof(hctl), "%s:%" PRIu64, target, inv->listed[j]);
+		ago = uaed_removals_recent(ctx->removals, hctl, ctx->cfg->removal_grace_s);
+		if (ago >= 0) {
+			size_t len = strlen(inv->left_out);
+
+			snprintf(inv->left_out + len, sizeof(inv->left_out) - len, "%s%" PRIu64,
+				 len ? " " : "", inv->listed[j]);
+			sd_journal_send("MESSAGE=LUN %s is reported by its target but was removed "
+					"on this host %ld s ago, not by uaeventd: not added back "
+					"([rescan] removal_grace_s = %u)", hctl, ago,
+					ctx->cfg->removal_grace_s, "PRIORITY=%d", LOG_NOTICE,
+					"SYSLOG_IDENTIFIER=uaeventd",
+					"UAEVENTS_ACTION=scan-left-out", "UAEVENTS_HCTL=%s", hctl,
+					NULL);
+		} else if (inv->n_add < sizeof(inv->add) / sizeof(inv->add[0])) {
+			inv->add[inv->n_add++] = inv->listed[j];
+		} else {
+			inv->more = true;
+		}
 	}
-	for (int i = 0; i < n && !gone; i++) {
+	for (int i = 0; i < n && !inv->gone; i++) {
 		bool still = false;
 
 		for (int j = 0; j < m && !still; j++)
-			still = luns[i].lun == listed[j];
-		gone = !still;
+			still = luns[i].lun == inv->listed[j];
+		inv->gone = !still;
 	}
-	free(listed);
-	if (new)
-		return 1;
-	sd_journal_send("MESSAGE=target %s: %u more report(s) of changed LUN inventory after "
-			"its scan; REPORT LUNS lists no LUN this host lacks%s", target, reports,
-			gone ? ", checking the ones it no longer lists" : "", "PRIORITY=%d",
-			LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=scan-verify",
-			"UAEVENTS_TARGET=%s", target, NULL);
-	if (gone)
-		uaed_check_stale(luns, n, cfg->remove_stale);
 	return 0;
 }
 
-static int do_scan_target(const struct uaed_config *cfg, const struct uaed_event *e,
+/*
+ * In the child: add the LUNs the target lists and this host lacks, each by its number
+ * ("echo 'C T L' > /sys/class/scsi_host/hostH/scan"), then look for LUNs it no longer
+ * lists.  Never a wildcard over the target while a LUN of it was removed here lately: the
+ * kernel would add that one back too.  @verify: reports that came while a scan ran or in
+ * the window after it, which may be its echo (every LU of the target reports one change,
+ * each with its next command) or a newer change: nothing new listed, no scan.
+ */
+static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event *e,
 			  unsigned int reports, bool verify)
 {
+	struct inventory inv = { .listed = NULL };
 	struct uaed_lun *before = NULL;
-	char path[128], value[64], target[48];
-	int r, n;
+	char path[128], value[64], target[48], added[512] = "";
+	int r = 0, n, failed = 0;
+	bool wildcard;
 
 	/* Before the scan: each LU pinned by its sysfs directory, with the WWID it has. */
 	snprintf(target, sizeof(target), "%u:%u:%u", e->host, e->channel, e->target);
@@ -138,22 +179,68 @@ static int do_scan_target(const struct uaed_config *cfg, const struct uaed_event
 	if (n < 0)
 		uaed_log_errno(LOG_WARNING, n, "uaeventd: cannot list the LUNs of target %s: %m; "
 			       "stale LUNs not checked", target);
-	if (verify && n > 0 && verify_target(cfg, target, before, n, reports) == 0) {
-		uaed_target_luns_free(before, n);
-		return 0;
-	}
+	r = take_inventory(ctx, target, before, n, &inv);
+	/* Without a list (no LU left to ask, an error): the kernel's scan of the target. */
+	wildcard = r < 0 || inv.more;
+	if (wildcard && inv.left_out[0] == '\0') {
+		char prefix[64];
+		bool recent = false;
 
+		/* ... unless a LUN of it was removed here lately: the kernel would add it back. */
+		snprintf(prefix, sizeof(prefix), "%s:", target);
+		recent = uaed_removals_recent_prefix(ctx->removals, prefix,
+						     ctx->cfg->removal_grace_s);
+		if (recent) {
+			sd_journal_send("MESSAGE=target %s not scanned: REPORT LUNS failed (%s) "
+					"and a LUN of it was removed on this host lately; the next "
+					"report tries again", target, strerror(r < 0 ? -r : E2BIG),
+					"PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
+					"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%s", target,
+					NULL);
+			goto out;
+		}
+	}
+	if (verify && !wildcard && inv.n_add == 0) {
+		sd_journal_send("MESSAGE=target %s: %u more report(s) of changed LUN inventory "
+				"after its scan; REPORT LUNS lists no LUN this host lacks%s",
+				target, reports,
+				inv.gone ? ", checking the ones it no longer lists" : "",
+				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=scan-verify", "UAEVENTS_TARGET=%s", target, NULL);
+		if (inv.gone)
+			uaed_check_stale(before, n, ctx->cfg->remove_stale);
+		goto out;
+	}
 	snprintf(path, sizeof(path), "/sys/class/scsi_host/host%u/scan", e->host);
-	snprintf(value, sizeof(value), "%u %u -", e->channel, e->target);
-	r = uaed_sysfs_writeat(AT_FDCWD, path, value);
-	sd_journal_send("MESSAGE=scanned target %u:%u:%u after %u report(s) of changed LUN "
-			"inventory%s%s", e->host, e->channel, e->target, reports,
-			r < 0 ? ": " : "", r < 0 ? strerror(-r) : "",
-			"PRIORITY=%d", r < 0 ? LOG_ERR : LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
-			"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%u:%u:%u", e->host,
-			e->channel, e->target, NULL);
-	if (r == 0 && n > 0)
-		uaed_check_stale(before, n, cfg->remove_stale);
+	if (wildcard) {
+		snprintf(value, sizeof(value), "%u %u -", e->channel, e->target);
+		r = uaed_sysfs_writeat(AT_FDCWD, path, value);
+		snprintf(added, sizeof(added), "every LUN it lists");
+		failed = r < 0;
+	}
+	for (unsigned int i = 0; !wildcard && i < inv.n_add; i++) {
+		size_t len = strlen(added);
+
+		snprintf(value, sizeof(value), "%u %u %" PRIu64, e->channel, e->target, inv.add[i]);
+		if (uaed_sysfs_writeat(AT_FDCWD, path, value) < 0) {
+			failed++;
+			continue;
+		}
+		snprintf(added + len, sizeof(added) - len, "%s%" PRIu64, len ? " " : "",
+			 inv.add[i]);
+	}
+	sd_journal_send("MESSAGE=scanned target %s after %u report(s) of changed LUN "
+			"inventory: added %s%s%s%s", target, reports, added[0] ? added : "none",
+			inv.left_out[0] ? "; left out (removed here lately) " : "", inv.left_out,
+			failed ? "; some could not be added" : "",
+			"PRIORITY=%d", failed ? LOG_ERR : LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+			"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%s", target,
+			"UAEVENTS_ADDED=%s", added, "UAEVENTS_LEFT_OUT=%s", inv.left_out, NULL);
+	if (!failed && n > 0 && (wildcard || inv.gone))
+		uaed_check_stale(before, n, ctx->cfg->remove_stale);
+	r = failed ? -EIO : 0;
+out:
+	free(inv.listed);
 	if (n >= 0)
 		uaed_target_luns_free(before, n);
 	return r;
@@ -395,7 +482,7 @@ static int run_action(struct pending *p)
 {
 	switch (p->action) {
 	case SCAN_TARGET:
-		return do_scan_target(p->r->cfg, &p->e, p->reports, p->verify);
+		return do_scan_target(p->r, &p->e, p->reports, p->verify);
 	case RESCAN_WWID:
 		return do_rescan_wwid(p->r->cfg, &p->e);
 	case RESCAN_DEVICE:

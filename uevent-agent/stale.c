@@ -32,6 +32,8 @@
 #include <scsi/sg_unaligned.h>
 #include <systemd/sd-journal.h>
 
+#include "log.h"
+#include "removals.h"
 #include "stale.h"
 #include "sysfs.h"
 
@@ -552,10 +554,17 @@ static void handle_stale(const struct uaed_lun *l, bool remove_stale)
 		free(ln);
 		return;
 	}
+	/* Not to be taken for another tool's deliberate removal (removals.h). */
+	r = uaed_removals_mark_own(l->hctl);
+	if (r < 0)
+		uaed_log_errno(LOG_WARNING, r, "uaeventd: cannot mark the removal of %s as its "
+			       "own: %m; target scans leave it out for removal_grace_s", l->hctl);
 	/* Through the directory of the LU that was checked, while it is held. */
 	r = uaed_sysfs_writeat(l->dirfd, "delete", "1");
 	release(ln);
 	free(ln);
+	if (r < 0)
+		uaed_removals_unmark_own(l->hctl);
 	if (r < 0)
 		log_stale(l, disk, FAILED, strerror(-r));
 	else

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Sourced by run.sh.  A LUN removed on this host by someone else (here an administrator
+# writing "delete", as CSI drivers do) and still reported by its target is not added back
+# by uaeventd's target scan within [rescan] removal_grace_s, and the journal says so; a LUN
+# mapped at the same time is added, by its number.
+check "scsi_debug with one disk" sdebug_one_disk
+udevadm settle
+echo 1 >"/sys/class/scsi_device/$HCTL/device/evt_lun_change_reported"
+target=${HCTL%:*}
+# has_luns "0 1": the LUNs of the target this host has, in order.
+has_luns() {
+	ls -d /sys/class/scsi_device/"$target":* | sed 's/.*://' | sort -n | tr '\n' ' ' |
+		sed 's/ $//' >"$SAW"
+	[ "$(cat "$SAW")" = "$1" ]
+}
+# entry ACTION HCTL: uaeventd logged ACTION for device HCTL since the cursor.
+entry() {
+	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		"UAEVENTS_ACTION=$1" "UAEVENTS_HCTL=$2" | jq -s length >"$SAW"
+	[ "$(cat "$SAW")" -ge 1 ]
+}
+cursor=$(journal_cursor)
+echo 2 >"$SDEBUG/max_luns"
+touch_disk "$DISK"
+check "LUN 1 mapped: uaeventd's scan adds it" wait_for 60 has_luns "0 1"
+sleep 3	# past the debounce window of that scan
+echo 1 >"/sys/class/scsi_device/$target:1/device/delete"
+check "LUN 1 deleted by hand: uaeventd notes a removal it did not make" \
+	wait_for 20 entry removed-elsewhere "$target:1"
+echo 3 >"$SDEBUG/max_luns"
+touch_disk "$DISK"
+check "LUN 2, mapped meanwhile, is added" wait_for 60 has_luns "0 2"
+check "LUN 1, still reported by the target, is left out, and the journal says why" \
+	entry scan-left-out "$target:1"
+scanned() {
+	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_ACTION=scan-target UAEVENTS_TARGET="$target" |
+		jq -r '"\(.UAEVENTS_ADDED)|\(.UAEVENTS_LEFT_OUT)"' >"$SAW"
+	grep -qx '2|1' "$SAW"
+}
+check "the scan's entry names what it added (2) and what it left out (1)" scanned
+sleep 5
+check "and LUN 1 stays away" has_luns "0 2"
+check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libudev.h>
+#include <systemd/sd-journal.h>
+
+#include "log.h"
+#include "removals.h"
+
+/* Removals remembered; the oldest is forgotten first.  More than CSI drivers do at once. */
+#define REMEMBERED 1024
+/* A mark older than this is left over from a child killed before it cleaned up. */
+#define OWN_MARK_S 120
+
+struct removal {
+	char hctl[32];
+	uint64_t usec;		/* CLOCK_MONOTONIC; 0: unused */
+};
+
+struct uaed_removals {
+	struct udev *udev;
+	struct udev_monitor *monitor;
+	sd_event_source *source;
+	unsigned int next;
+	struct removal seen[REMEMBERED];
+};
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Whether uaeventd marked this removal as its own; the mark is used up. */
+static bool own(const char *hctl)
+{
+	char path[128];
+	struct stat st;
+	bool fresh;
+
+	snprintf(path, sizeof(path), "%s/%s", UAED_OWN_REMOVALS_DIR, hctl);
+	if (stat(path, &st) < 0)
+		return false;
+	fresh = time(NULL) - st.st_mtime <= OWN_MARK_S;
+	unlink(path);
+	return fresh;
+}
+
+static void note(struct uaed_removals *r, const char *hctl)
+{
+	struct removal *slot = NULL;
+
+	if (strlen(hctl) >= sizeof(slot->hctl) || own(hctl))
+		return;
+	for (unsigned int i = 0; i < REMEMBERED && !slot; i++)
+		if (r->seen[i].usec && !strcmp(r->seen[i].hctl, hctl))
+			slot = &r->seen[i];
+	if (!slot)
+		slot = &r->seen[r->next++ % REMEMBERED];
+	snprintf(slot->hctl, sizeof(slot->hctl), "%s", hctl);
+	slot->usec = now_usec();
+	sd_journal_send("MESSAGE=LUN %s was removed on this host, not by uaeventd: target scans "
+			"leave it out for [rescan] removal_grace_s", hctl,
+			"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+			"UAEVENTS_ACTION=removed-elsewhere", "UAEVENTS_HCTL=%s", hctl, NULL);
+}
+
+static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct uaed_removals *r = userdata;
+	struct udev_device *dev;
+	/* Bounded, like every dispatch: the socket stays readable for the next turn. */
+	int n = 0;
+
+	while (n++ < 256 && (dev = udev_monitor_receive_device(r->monitor))) {
+		const char *action = udev_device_get_action(dev);
+		const char *devtype = udev_device_get_devtype(dev);
+
+		if (action && devtype && !strcmp(action, "remove") &&
+		    !strcmp(devtype, "scsi_device"))
+			note(r, udev_device_get_sysname(dev));
+		udev_device_unref(dev);
+	}
+	return 0;
+}
+
+int uaed_removals_new(struct uaed_removals **ret, sd_event *loop)
+{
+	struct uaed_removals *r = calloc(1, sizeof(*r));
+	int rc = -ENOMEM;
+
+	if (!r)
+		return -ENOMEM;
+	/* Its own marks go here, in the unit's RuntimeDirectory= (made here without one). */
+	if ((mkdir("/run/uaevents", 0755) < 0 && errno != EEXIST) ||
+	    (mkdir(UAED_OWN_REMOVALS_DIR, 0700) < 0 && errno != EEXIST))
+		uaed_log_errno(LOG_WARNING, errno, "uaeventd: cannot create %s: %m; its own "
+			       "removals of stale LUNs will look like another tool's",
+			       UAED_OWN_REMOVALS_DIR);
+	/* The kernel's uevents, not udev's: a removal needs no rule, and udevd may be absent. */
+	r->udev = udev_new();
+	r->monitor = r->udev ? udev_monitor_new_from_netlink(r->udev, "kernel") : NULL;
+	if (r->monitor) {
+		rc = udev_monitor_filter_add_match_subsystem_devtype(r->monitor, "scsi",
+								     "scsi_device");
+		if (rc >= 0)
+			rc = udev_monitor_enable_receiving(r->monitor);
+		if (rc >= 0)
+			rc = sd_event_add_io(loop, &r->source, udev_monitor_get_fd(r->monitor),
+					     EPOLLIN, on_uevent, r);
+	}
+	if (rc < 0) {
+		uaed_removals_free(r);
+		return rc;
+	}
+	*ret = r;
+	return 0;
+}
+
+struct uaed_removals *uaed_removals_free(struct uaed_removals *r)
+{
+	if (!r)
+		return NULL;
+	sd_event_source_disable_unref(r->source);
+	udev_monitor_unref(r->monitor);
+	udev_unref(r->udev);
+	free(r);
+	return NULL;
+}
+
+long uaed_removals_recent(const struct uaed_removals *r, const char *hctl, unsigned int grace_s)
+{
+	uint64_t now = now_usec();
+
+	for (unsigned int i = 0; r && i < REMEMBERED; i++) {
+		const struct removal *x = &r->seen[i];
+
+		if (x->usec && !strcmp(x->hctl, hctl) && now - x->usec <= grace_s * 1000000ULL)
+			return (long)((now - x->usec) / 1000000);
+	}
+	return -1;
+}
+
+bool uaed_removals_recent_prefix(const struct uaed_removals *r, const char *prefix,
+				 unsigned int grace_s)
+{
+	uint64_t now = now_usec();
+
+	for (unsigned int i = 0; r && i < REMEMBERED; i++) {
+		const struct removal *x = &r->seen[i];
+
+		if (x->usec && !strncmp(x->hctl, prefix, strlen(prefix)) &&
+		    now - x->usec <= grace_s * 1000000ULL)
+			return true;
+	}
+	return false;
+}
+
+int uaed_removals_mark_own(const char *hctl)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", UAED_OWN_REMOVALS_DIR, hctl);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+void uaed_removals_unmark_own(const char *hctl)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", UAED_OWN_REMOVALS_DIR, hctl);
+	unlink(path);
+}
