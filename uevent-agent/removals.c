@@ -111,6 +111,8 @@ int uaed_removals_new(struct uaed_removals **ret, sd_event *loop)
 	r->udev = udev_new();
 	r->monitor = r->udev ? udev_monitor_new_from_netlink(r->udev, "kernel") : NULL;
 	if (r->monitor) {
+		/* A CSI driver may remove hundreds at once: room for them (best effort). */
+		udev_monitor_set_receive_buffer_size(r->monitor, 4 * 1024 * 1024);
 		rc = udev_monitor_filter_add_match_subsystem_devtype(r->monitor, "scsi",
 								     "scsi_device");
 		if (rc >= 0)
