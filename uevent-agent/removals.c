@@ -75,6 +75,20 @@ static void note(struct uaed_removals *r, const char *hctl)
 			"UAEVENTS_ACTION=removed-elsewhere", "UAEVENTS_HCTL=%s", hctl, NULL);
 }
 
+/* Host "hostN" went, with all its devices: what was removed behind it no longer matters. */
+static void forget_host(struct uaed_removals *r, const char *sysname)
+{
+	unsigned int host;
+	char prefix[24];
+
+	if (sscanf(sysname, "host%u", &host) != 1)
+		return;
+	snprintf(prefix, sizeof(prefix), "%u:", host);
+	for (unsigned int i = 0; i < REMEMBERED; i++)
+		if (r->seen[i].usec && !strncmp(r->seen[i].hctl, prefix, strlen(prefix)))
+			r->seen[i].usec = 0;
+}
+
 static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct uaed_removals *r = userdata;
@@ -89,6 +103,10 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		if (action && devtype && !strcmp(action, "remove") &&
 		    !strcmp(devtype, "scsi_device"))
 			note(r, udev_device_get_sysname(dev));
+		/* Its number is given to the next host added, which is other storage. */
+		else if (action && devtype && !strcmp(action, "remove") &&
+			 !strcmp(devtype, "scsi_host"))
+			forget_host(r, udev_device_get_sysname(dev));
 		udev_device_unref(dev);
 	}
 	return 0;
@@ -115,6 +133,9 @@ int uaed_removals_new(struct uaed_removals **ret, sd_event *loop)
 		udev_monitor_set_receive_buffer_size(r->monitor, 4 * 1024 * 1024);
 		rc = udev_monitor_filter_add_match_subsystem_devtype(r->monitor, "scsi",
 								     "scsi_device");
+		if (rc >= 0)
+			rc = udev_monitor_filter_add_match_subsystem_devtype(r->monitor, "scsi",
+									     "scsi_host");
 		if (rc >= 0)
 			rc = udev_monitor_enable_receiving(r->monitor);
 		if (rc >= 0)

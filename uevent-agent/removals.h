@@ -5,7 +5,8 @@
  * such a LUN back for [rescan] removal_grace_s, even while the array still reports it: the
  * removal was deliberate, and the array is often told only afterwards.  uaeventd's own
  * removals of stale LUNs, done in a rescan child, are marked in UAED_OWN_REMOVALS_DIR just
- * before the write to "delete" and do not count.
+ * before the write to "delete" and do not count.  When a host goes, what was removed behind
+ * it is forgotten: its number is given to the next host added, which is other storage.
  */
 #ifndef UAED_REMOVALS_H
 #define UAED_REMOVALS_H

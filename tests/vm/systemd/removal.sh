@@ -11,6 +11,7 @@ target=${HCTL%:*}
 has_luns() {
 	ls -d /sys/class/scsi_device/"$target":* | sed 's/.*://' | sort -n | tr '\n' ' ' |
 		sed 's/ $//' >"$SAW"
+	echo >>"$SAW"
 	[ "$(cat "$SAW")" = "$1" ]
 }
 # entry ACTION HCTL: uaeventd logged ACTION for device HCTL since the cursor.
@@ -41,4 +42,16 @@ scanned() {
 check "the scan's entry names what it added (2) and what it left out (1)" scanned
 sleep 5
 check "and LUN 1 stays away" has_luns "0 2"
+# The host goes (its number is reused by the next one): what was removed behind it is
+# forgotten, and a new scsi_debug host's LUN 1 at the same address is scanned as usual.
+check "scsi_debug unloaded" wait_for 30 modprobe -r scsi_debug
+check "scsi_debug again, one disk" sdebug_one_disk
+tap_diag "new host: $HCTL"
+udevadm settle
+echo 1 >"/sys/class/scsi_device/$HCTL/device/evt_lun_change_reported"
+target=${HCTL%:*}
+cursor=$(journal_cursor)
+echo 2 >"$SDEBUG/max_luns"
+touch_disk "$DISK"
+check "on the new host, LUN 1 is added" wait_for 60 has_luns "0 1"
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
