@@ -27,6 +27,7 @@
 #include "children.h"
 #include "config.h"
 #include "event.h"
+#include "floods.h"
 #include "handoff.h"
 #include "hooks.h"
 #include "log.h"
@@ -96,18 +97,23 @@ static void format_message(struct uae_event *ev, char *buf, size_t size)
 		snprintf(buf + n, size - n, " [injected test event]");
 }
 
-static int log_event(struct uae_event *ev)
+static int log_event(struct uae_event *ev, struct uaed_floods *floods)
 {
 	const struct uae_message_id *mid = message_id_for(ev);
 	const char *devname = uae_event_get_devname(ev), *wwid = uae_event_get_wwid(ev);
+	int priority = priority_of(mid, ev);
 	char message[512];
 	int r;
 
+	/* A space condition's repeat on a LU in its target's window: summarized (floods.h). */
+	if (!uaed_floods_note(floods, uae_event_get_name(ev), uae_event_get_hctl(ev), wwid,
+			      priority))
+		priority = LOG_NOTICE;
 	format_message(ev, message, sizeof(message));
 	r = sd_journal_send(
 		"MESSAGE=%s", message,
 		"MESSAGE_ID=%s", mid->id,
-		"PRIORITY=%d", priority_of(mid, ev),
+		"PRIORITY=%d", priority,
 		"SYSLOG_IDENTIFIER=uaeventd",
 		"UAEVENTS_KIND=%s", uae_event_get_kind_name(ev),
 		"UAEVENTS_EVENT=%s", uae_event_get_name(ev),
@@ -168,6 +174,7 @@ struct daemon {
 	bool subscribe_failing;	/* said once, until subscribing works again */
 	struct uaed_hooks *hooks;
 	struct uaed_rescan *rescan;
+	struct uaed_floods *floods;
 	struct uaed_state state;
 	bool state_dirty;
 	bool state_failing;	/* the last save failed: said once, until one works again */
@@ -243,7 +250,7 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 		log_module(ev);
 		return;
 	}
-	r = uae_event_get_kind(ev) == UAE_EVENT_GAP ? log_gap(ev) : log_event(ev);
+	r = uae_event_get_kind(ev) == UAE_EVENT_GAP ? log_gap(ev) : log_event(ev, d->floods);
 	if (r < 0 && !d->journal_failed) {
 		/* Not through the journal, which just failed: the unit's stderr, the console. */
 		fprintf(stderr, "uaeventd: cannot write event %" PRIu64 " of %016" PRIx64 " to the "
@@ -513,6 +520,9 @@ static int set_up(struct daemon *d)
 	r = uaed_rescan_new(&d->rescan, d->loop, &d->cfg);
 	if (r < 0)
 		return uaed_log_fatal_errno(r, "uaeventd: cannot set up rescans: %m");
+	r = uaed_floods_new(&d->floods, d->loop);
+	if (r < 0)
+		return uaed_log_fatal_errno(r, "uaeventd: cannot set up summaries: %m");
 	uaed_hooks_scan(d->hooks, &d->cfg);
 
 	/* Armed when the monitor fails (on_monitor). */
@@ -585,6 +595,7 @@ int main(int argc, char **argv)
 out:
 	sd_event_source_disable_unref(d.retry);
 	sd_event_source_disable_unref(d.monitor_source);
+	uaed_floods_free(d.floods);
 	uaed_rescan_free(d.rescan);
 	uaed_hooks_free(d.hooks);
 	uae_monitor_unref(d.monitor);

@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
+#include "floods.h"
 #include "handoff.h"
 #include "hooks.h"
 #include "state.h"
@@ -425,6 +426,35 @@ START_TEST(hooks_queue_bounded)
 }
 END_TEST
 
+/* A space condition's first event per LU in a target's window is an alert; repeats not. */
+START_TEST(floods_first_per_lu)
+{
+	const char *soft = "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED";
+	struct uaed_floods *f = NULL;
+	sd_event *loop = NULL;
+
+	ck_assert_int_eq(sd_event_new(&loop), 0);
+	ck_assert_int_eq(uaed_floods_new(&f, loop), 0);
+	ck_assert(uaed_floods_covers(soft));
+	ck_assert(!uaed_floods_covers("CAPACITY_DATA_HAS_CHANGED"));
+	for (int i = 0; i < 40; i++) {
+		char hctl[32];
+
+		snprintf(hctl, sizeof(hctl), "2:0:1:%d", i);
+		ck_assert_msg(uaed_floods_note(f, soft, hctl, "naa.1", 4), "LU %d's first", i);
+	}
+	ck_assert(!uaed_floods_note(f, soft, "2:0:1:7", "naa.1", 4));
+	/* Another target, another condition, another event: windows of their own. */
+	ck_assert(uaed_floods_note(f, soft, "2:0:2:7", "naa.2", 4));
+	ck_assert(uaed_floods_note(f, "SPACE_ALLOCATION_FAILED_WRITE_PROTECT", "2:0:1:7", "", 3));
+	ck_assert(uaed_floods_note(f, "CAPACITY_DATA_HAS_CHANGED", "2:0:1:7", "", 5));
+	ck_assert(uaed_floods_note(f, "CAPACITY_DATA_HAS_CHANGED", "2:0:1:7", "", 5));
+	ck_assert(uaed_floods_note(NULL, soft, "2:0:1:7", "", 4));
+	uaed_floods_free(f);
+	sd_event_unref(loop);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent");
@@ -441,6 +471,7 @@ int main(void)
 	tcase_add_test(tc, hooks_unsafe_folder);
 	tcase_add_test(tc, hooks_queue_bounded);
 	tcase_add_test(tc, resize_command_checked);
+	tcase_add_test(tc, floods_first_per_lu);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
