@@ -57,21 +57,22 @@ deb-check: deps
 
 # Debian 12 with systemd as PID 1 and the packages installed with apt (tests/vm/run-guest.sh),
 # on Debian's 6.1 and 6.12 kernels, one boot each running every script of tests/vm/systemd/
-# in GUEST_SCRIPTS; the packages are those deb-check built.
+# in GUEST_SCRIPTS; the packages are those deb-check built.  The kernels' guests run side by
+# side (each VM is one TCG thread; the machine has two cores).
 GUEST_KERNELS ?= 6.1 6.12
 # upgrade.sh installs the same tree built as a newer version over them.
 GUEST_SCRIPTS ?= journal.sh running.sh rescan.sh removal.sh multipath.sh sandbox.sh stale.sh state.sh \
-	reload.sh upgrade.sh
+	floods.sh reload.sh upgrade.sh
 
 guest-check: deps
 	@ls $(BUILD)/deb/uaevents_*.changes >/dev/null 2>&1 || scripts/build-deb.sh $(BUILD)/deb
 	@scripts/build-deb.sh $(BUILD)/deb-next \
 		"$$(dpkg-parsechangelog -l debian/changelog -S Version)+upgrade1" >/dev/null
-	@status=0; for k in $(GUEST_KERNELS); do \
+	@status=0; pids=; for k in $(GUEST_KERNELS); do \
 		UAE_UPGRADE_DEBDIR=$(BUILD)/deb-next tests/run-stage.sh guest-$$k $(BUILD)/results \
-			tests/vm/run-guest.sh $$k $(BUILD)/deb $(BUILD)/vm/guest-$$k $(GUEST_SCRIPTS) || \
-			status=1; \
-	done; exit $$status
+			tests/vm/run-guest.sh $$k $(BUILD)/deb $(BUILD)/vm/guest-$$k $(GUEST_SCRIPTS) & \
+		pids="$$pids $$!"; \
+	done; for p in $$pids; do wait $$p || status=1; done; exit $$status
 
 kunit-check: deps
 	tests/run-stage.sh kunit $(BUILD)/results tests/kunit/run.sh
