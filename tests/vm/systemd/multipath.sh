@@ -60,6 +60,28 @@ check "the journal says the resize command succeeded for $WWID" \
 	sh -c "journalctl -o json -t uaeventd UAEVENTS_ACTION=resize | jq -e -s 'map(select(.UAEVENTS_WWID == \"$WWID\" and .UAEVENTS_EXIT == \"0\")) | length == 1' >/dev/null"
 check "uaeventd wrote no error to its journal (every write worked inside its sandbox)" \
 	no_daemon_error "$cursor"
+# ---- paths that disagree on the size: the hook leaves the map alone, and says why ----
+# The test plays uaeventd's part by hand, with the daemon stopped: one path rescanned only.
+systemctl stop uaeventd
+size=$(cat "/sys/block/$DM/size")
+echo 2 >/sys/bus/pseudo/drivers/scsi_debug/virtual_gb
+echo 1 >"/sys/block/$1/device/rescan"
+hook=/usr/share/uaevents/hooks/multipath-resize
+out=$("$hook" "$WWID" 2>&1); st=$?
+tap_diag "hook, one path rescanned: exit $st: $out"
+check "one path rescanned only: the hook leaves the map alone (exit 2) and says the paths disagree" \
+	sh -c "[ $st -eq 2 ] && [ \$(cat /sys/block/$DM/size) -eq $size ] &&
+		echo '$out' | grep -q 'disagree on the size'"
+echo 1 >"/sys/block/$2/device/rescan"
+out=$("$hook" "$WWID" 2>&1); st=$?
+tap_diag "hook, both paths rescanned: exit $st: $out"
+check "both paths rescanned: the hook resizes the map (exit 0)" \
+	sh -c "[ $st -eq 0 ] && [ \$(cat /sys/block/$DM/size) -gt $size ]"
+systemctl start uaeventd
+# What the daemon replays of the changes it missed is done before the cleanup.
+settled() { ! pgrep -f multipath-resize >/dev/null && systemctl is-active --quiet uaeventd; }
+sleep 5
+wait_for 30 settled
 # Leave no map and no scsi_debug for the next script: the LU is forgotten (wwids file) so
 # that multipathd does not make the map again, the map flushed, the module unloaded.
 multipath -w "/dev/$1" >/dev/null 2>&1
