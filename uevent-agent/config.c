@@ -121,6 +121,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 		r = parse_uint(value, 3600, &cfg->rescan_timeout_s);
 	else if (!strcmp(section, "rescan") && !strcmp(name, "removal_grace_s"))
 		r = parse_uint(value, 86400, &cfg->removal_grace_s);
+	else if (!strcmp(section, "rescan") && !strcmp(name, "reconcile_s"))
+		r = parse_uint(value, 86400, &cfg->reconcile_s);
 	else if (!strcmp(section, "rescan") && !strcmp(name, "resize_command"))
 		r = copy_str(value, cfg->resize_command, sizeof(cfg->resize_command));
 	else if (!strcmp(section, "hooks") && !strcmp(name, "directory"))

@@ -24,6 +24,8 @@ struct uaed_config {
 	unsigned int rescan_timeout_s;	/* a scan or rescan job, resize command included */
 	/* A LUN removed on this host by someone else is not scanned back for this long. */
 	unsigned int removal_grace_s;
+	/* Every this many seconds one TEST UNIT READY to each idle LU; 0: never. */
+	unsigned int reconcile_s;
 	/* [hooks] */
 	char hooks_dir[256];
 	unsigned int hook_timeout_s;

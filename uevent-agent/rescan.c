@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include <libudev.h>
+#include <scsi/sg_cmds_basic.h>
 #include <systemd/sd-journal.h>
 
 #include "children.h"
@@ -27,7 +29,14 @@
 
 #define SLOTS 64
 
-enum action { SCAN_TARGET, RESCAN_WWID, RESCAN_DEVICE };
+enum action { SCAN_TARGET, RESCAN_WWID, RESCAN_DEVICE, RECONCILE };
+
+/* A LU's command count at the reconciler's last round, to tell whether it is idle. */
+struct counted {
+	char hctl[32];
+	unsigned long long count;
+	bool seen;		/* in this round's listing */
+};
 
 /* One debounced piece of work: a target scan, or the rescan of one LU's paths. */
 struct pending {
@@ -53,8 +62,16 @@ struct uaed_rescan {
 	sd_event *loop;
 	const struct uaed_config *cfg;
 	struct uaed_removals *removals;	/* LUNs removed here by someone else, lately */
+	/* The reconciler: its timer, the LUs it counted, and the idle ones' sg devices. */
+	sd_event_source *reconcile_timer;
+	struct counted *counted;
+	unsigned int n_counted;
+	char (*idle)[16];
+	unsigned int n_idle;
 	struct pending slot[SLOTS];
 };
+
+static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata);
 
 int uaed_rescan_new(struct uaed_rescan **ret, sd_event *loop, const struct uaed_config *cfg)
 {
@@ -65,6 +82,12 @@ int uaed_rescan_new(struct uaed_rescan **ret, sd_event *loop, const struct uaed_
 		return -ENOMEM;
 	r->loop = sd_event_ref(loop);
 	r->cfg = cfg;
+	rc = sd_event_add_time_relative(loop, &r->reconcile_timer, CLOCK_MONOTONIC,
+					(uint64_t)(cfg->reconcile_s ? cfg->reconcile_s : 60) * 1000000,
+					0, on_reconcile, r);
+	if (rc < 0)
+		uaed_log_errno(LOG_WARNING, rc, "uaeventd: cannot arm the reconciler: %m; changes "
+			       "of idle LUs are seen at their next command");
 	/* Without it, scans work as the kernel's would: said, not fatal. */
 	rc = uaed_removals_new(&r->removals, loop);
 	if (rc < 0)
@@ -84,6 +107,9 @@ void uaed_rescan_free(struct uaed_rescan *r)
 		sd_event_source_disable_unref(r->slot[i].deadline);
 	}
 	uaed_removals_free(r->removals);
+	sd_event_source_disable_unref(r->reconcile_timer);
+	free(r->counted);
+	free(r->idle);
 	sd_event_unref(r->loop);
 	free(r);
 }
@@ -368,12 +394,41 @@ static int do_rescan_device(const struct uaed_event *e)
 	return 0;
 }
 
+/*
+ * In the child: one TEST UNIT READY to each LU the round found idle.  A pending unit
+ * attention comes back with it and takes the usual path (the module's hooks, uaeventd).
+ */
+static int do_reconcile(const struct uaed_rescan *r)
+{
+	unsigned int sent = 0;
+
+	for (unsigned int i = 0; i < r->n_idle; i++) {
+		char path[32];
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/%s", r->idle[i]);
+		fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* removed meanwhile */
+		sg_ll_test_unit_ready(fd, 0, false, 0);
+		close(fd);
+		sent++;
+	}
+	sd_journal_send("MESSAGE=reconciler: TEST UNIT READY sent to %u idle LU(s)", sent,
+			"PRIORITY=%d", LOG_DEBUG, "SYSLOG_IDENTIFIER=uaeventd",
+			"UAEVENTS_ACTION=reconcile", "UAEVENTS_PROBED=%u", sent, NULL);
+	return 0;
+}
+
 static void run_now(struct pending *p);
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
 /* Targets the job works on: the reporting one; a WWID's paths also by their WWID. */
 static bool conflict(const struct pending *p, const struct pending *q)
 {
+	/* TEST UNIT READYs change nothing: they may go beside any job. */
+	if (p->action == RECONCILE || q->action == RECONCILE)
+		return false;
 	if (p->e.host == q->e.host && p->e.channel == q->e.channel && p->e.target == q->e.target)
 		return true;
 	return (p->action == RESCAN_WWID || q->action == RESCAN_WWID) && p->e.wwid[0] &&
@@ -487,6 +542,8 @@ static int run_action(struct pending *p)
 		return do_rescan_wwid(p->r->cfg, &p->e);
 	case RESCAN_DEVICE:
 		return do_rescan_device(&p->e);
+	case RECONCILE:
+		return do_reconcile(p->r);
 	}
 	return -EINVAL;
 }
@@ -606,6 +663,114 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 	if (sd_event_add_time_relative(r->loop, &p->timer, CLOCK_MONOTONIC,
 				       (uint64_t)r->cfg->debounce_ms * 1000, 0, on_timer, p) < 0)
 		run_now(p);	/* no window then, but no report lost either */
+}
+
+static struct counted *counted_of(struct uaed_rescan *r, const char *hctl)
+{
+	struct counted *c;
+
+	for (unsigned int i = 0; i < r->n_counted; i++)
+		if (!strcmp(r->counted[i].hctl, hctl))
+			return &r->counted[i];
+	c = realloc(r->counted, (r->n_counted + 1) * sizeof(*c));
+	if (!c)
+		return NULL;
+	r->counted = c;
+	c = &r->counted[r->n_counted++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->hctl, sizeof(c->hctl), "%s", hctl);
+	c->count = ~0ULL;	/* not counted before: not known to be idle */
+	return c;
+}
+
+/* The sg device of the scsi_device at @syspath, into @sg. */
+static bool sg_of(const char *syspath, char *sg, size_t size)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/scsi_generic", syspath);
+	d = opendir(path);
+	while (d && !found && (de = readdir(d)))
+		if (!strncmp(de->d_name, "sg", 2))
+			found = snprintf(sg, size, "%s", de->d_name) < (int)size;
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * A round of the reconciler, in the daemon: sysfs only (no command), to find the LUs that
+ * got at most one command (the last round's TEST UNIT READY) since the last round.
+ */
+static void reconcile_round(struct uaed_rescan *r)
+{
+	struct udev *udev = udev_new();
+	struct udev_enumerate *en = udev ? udev_enumerate_new(udev) : NULL;
+	struct udev_list_entry *le;
+	unsigned int host, channel, target, n = 0;
+	struct uaed_event none = { .host = ~0U };
+	unsigned int k = 0;
+
+	r->n_idle = 0;
+	for (unsigned int i = 0; i < r->n_counted; i++)
+		r->counted[i].seen = false;
+	if (en && udev_enumerate_add_match_subsystem(en, "scsi") >= 0 &&
+	    udev_enumerate_add_match_sysname(en, "*:*:*:*") >= 0 &&
+	    udev_enumerate_scan_devices(en) >= 0)
+		udev_list_entry_foreach(le, udev_enumerate_get_list_entry(en))
+			n++;
+	free(r->idle);
+	r->idle = n ? calloc(n, sizeof(*r->idle)) : NULL;
+	udev_list_entry_foreach(le, r->idle ? udev_enumerate_get_list_entry(en) : NULL) {
+		const char *syspath = udev_list_entry_get_name(le);
+		const char *hctl = strrchr(syspath, '/') + 1;
+		struct udev_device *dev;
+		const char *cnt;
+		struct counted *c;
+		unsigned long long now;
+
+		if (sscanf(hctl, "%u:%u:%u:", &host, &channel, &target) != 3 ||
+		    !uaed_config_allows(r->cfg, host, channel, target))
+			continue;
+		dev = udev_device_new_from_syspath(udev, syspath);
+		cnt = dev ? udev_device_get_sysattr_value(dev, "iorequest_cnt") : NULL;
+		c = cnt ? counted_of(r, hctl) : NULL;
+		if (c) {
+			now = strtoull(cnt, NULL, 16);
+			c->seen = true;
+			if (now - c->count <= 1 && k < n && sg_of(syspath, r->idle[k], sizeof(r->idle[k])))
+				k++;
+			c->count = now;
+		}
+		udev_device_unref(dev);
+	}
+	r->n_idle = k;
+	/* Forget the LUs that are gone. */
+	for (unsigned int i = 0; i < r->n_counted;)
+		if (!r->counted[i].seen)
+			r->counted[i] = r->counted[--r->n_counted];
+		else
+			i++;
+	udev_enumerate_unref(en);
+	udev_unref(udev);
+	if (r->n_idle)
+		request(r, RECONCILE, "reconcile", &none);
+}
+
+static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct uaed_rescan *r = userdata;
+	unsigned int every = r->cfg->reconcile_s ? r->cfg->reconcile_s : 60;
+
+	/* Off (0) it only looks again later: a reload may turn it on. */
+	if (r->cfg->reconcile_s)
+		reconcile_round(r);
+	sd_event_source_set_time_relative(s, (uint64_t)every * 1000000);
+	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
 }
 
 void uaed_rescan_event(struct uaed_rescan *r, const struct uaed_event *e)

@@ -65,9 +65,12 @@ START_TEST(config_defaults_and_values)
 	ck_assert_uint_eq(cfg.debounce_ms, 2000);
 	ck_assert_str_eq(cfg.hooks_dir, "/etc/uaevents/hooks.d");
 	ck_assert_str_eq(cfg.state_file, "/var/lib/uaevents/state");
+	ck_assert_uint_eq(cfg.removal_grace_s, 600);
+	ck_assert_uint_eq(cfg.reconcile_s, 0);
 
 	path = write_config("[daemon]\nstate_file = /run/x\n[rescan]\nenabled = no\n"
 			    "debounce_ms = 500\nallow = 2 3:0:1\nresize_command = /bin/true\n"
+			    "removal_grace_s = 30\nreconcile_s = 120\n"
 			    "[hooks]\ndirectory = /tmp/h\ntimeout_s = 5\nmax_concurrent = 2\n"
 			    "mail_to = storage-team@example.com, root\n");
 	ck_assert_int_eq(uaed_config_load(&cfg, path), 0);
@@ -80,6 +83,8 @@ START_TEST(config_defaults_and_values)
 	ck_assert_uint_eq(cfg.hook_timeout_s, 5);
 	ck_assert_uint_eq(cfg.max_hooks, 2);
 	ck_assert_str_eq(cfg.mail_to, "storage-team@example.com, root");
+	ck_assert_uint_eq(cfg.removal_grace_s, 30);
+	ck_assert_uint_eq(cfg.reconcile_s, 120);
 	ck_assert(uaed_config_allows(&cfg, 2, 0, 7));
 	ck_assert(uaed_config_allows(&cfg, 3, 0, 1));
 	ck_assert(!uaed_config_allows(&cfg, 3, 0, 2));
