@@ -728,7 +728,7 @@ static void reconcile_round(struct uaed_rescan *r)
 		const char *syspath = udev_list_entry_get_name(le);
 		const char *hctl = strrchr(syspath, '/') + 1;
 		struct udev_device *dev;
-		const char *cnt;
+		const char *cnt, *type;
 		struct counted *c;
 		unsigned long long now;
 
@@ -736,7 +736,13 @@ static void reconcile_round(struct uaed_rescan *r)
 		    !uaed_config_allows(r->cfg, host, channel, target))
 			continue;
 		dev = udev_device_new_from_syspath(udev, syspath);
-		cnt = dev ? udev_device_get_sysattr_value(dev, "iorequest_cnt") : NULL;
+		type = dev ? udev_device_get_sysattr_value(dev, "type") : NULL;
+		/*
+		 * Disks only: the midlayer acts on a disk's unit attentions whoever's command
+		 * gets them; a tape drive's or a changer's would be taken from their driver.
+		 */
+		cnt = type && !strcmp(type, "0") ?
+		      udev_device_get_sysattr_value(dev, "iorequest_cnt") : NULL;
 		c = cnt ? counted_of(r, hctl) : NULL;
 		if (c) {
 			now = strtoull(cnt, NULL, 16);
