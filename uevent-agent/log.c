@@ -13,26 +13,6 @@
 #include "log.h"
 #include "state.h"
 
-static void format(char *buf, size_t size, int err, const char *fmt, va_list ap)
-{
-	/* What %m prints. */
-	errno = err;
-	vsnprintf(buf, size, fmt, ap);
-}
-
-int uaed_log_errno(int priority, int err, const char *fmt, ...)
-{
-	char buf[LINE_MAX];
-	va_list ap;
-
-	err = abs(err);
-	va_start(ap, fmt);
-	format(buf, sizeof(buf), err, fmt, ap);
-	va_end(ap);
-	sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", priority, "ERRNO=%i", err, NULL);
-	return -err;
-}
-
 static bool stderr_is_journal(void)
 {
 	const char *e = getenv("JOURNAL_STREAM");
@@ -43,25 +23,49 @@ static bool stderr_is_journal(void)
 	       st.st_dev == dev && st.st_ino == ino;
 }
 
-int uaed_log_fatal_errno(int err, const char *fmt, ...)
+static int log_errno_v(int priority, int err, bool at_start, const char *fmt, va_list ap)
 {
 	char buf[LINE_MAX];
-	va_list ap;
 
 	err = abs(err);
-	va_start(ap, fmt);
-	format(buf, sizeof(buf), err, fmt, ap);
-	va_end(ap);
-	if (!stderr_is_journal()) {
+	/* What %m prints. */
+	errno = err;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	/* Started by hand: whoever started it reads stderr. */
+	if (at_start && !stderr_is_journal()) {
 		fprintf(stderr, "%s\n", buf);
 		return -err;
 	}
-	sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", LOG_ERR, "ERRNO=%i", err,
+	sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", priority, "ERRNO=%i", err,
 			"SYSLOG_IDENTIFIER=uaeventd", NULL);
 	/*
 	 * journald learns an entry's unit from the sender's /proc entry, gone once the sender
-	 * has exited: wait until the entry is stored, so that journalctl -u shows it.
+	 * has exited: before an exit, wait until the entry is stored, so that journalctl -u
+	 * shows it.
 	 */
-	uaed_journal_sync(2 * 1000000ULL);
+	if (at_start)
+		uaed_journal_sync(2 * 1000000ULL);
 	return -err;
+}
+
+int uaed_log_errno(int priority, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = log_errno_v(priority, err, false, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int uaed_log_fatal_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = log_errno_v(LOG_ERR, err, true, fmt, ap);
+	va_end(ap);
+	return r;
 }

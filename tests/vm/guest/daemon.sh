@@ -465,9 +465,7 @@ reload_accounted() {
 			/tmp/follow.json)
 	fi
 	# One query, not one an instance: each instance's event exactly once.
-	logged=$(jq -r --rawfile want /tmp/instances '. as $seen | [$want | split("\n")[] |
-		select(. != "") | . as $i | select([$seen[] | select(. == $i)] | length == 1)] |
-		length' /tmp/accounted.json)
+	logged=$(accounted_once /tmp/instances /tmp/accounted.json)
 	echo "$1: $logged logged, $missed missed, of $RELOADS reloads ($i done)" >"$SAW"
 	[ "$i" -eq $RELOADS ] && [ $((logged + missed)) -eq $RELOADS ]
 }

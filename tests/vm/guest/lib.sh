@@ -137,3 +137,10 @@ raise_soft_threshold() {
 	f=$(sdebug_error_file) || return 1
 	echo "2 -1 0x28 0 0 0x2 0x6 0x38 0x07" >"$f" && touch_disk "$DISK"
 }
+
+# accounted_once INSTANCES SEEN: how many of the module instances listed in file INSTANCES
+# (one a line) the JSON array of instance ids in file SEEN holds exactly once.
+accounted_once() {
+	jq -r --rawfile want "$1" '. as $seen | [$want | split("\n")[] | select(. != "") |
+		. as $i | select([$seen[] | select(. == $i)] | length == 1)] | length' "$2"
+}

@@ -49,9 +49,7 @@ reload_accounted() {
 		missed=$(jq -s 'map(select(.event == "MODULE_MISSED") | .repeat) | add // 0' \
 			/tmp/follow.json)
 	fi
-	logged=$(jq -r --rawfile want /tmp/instances '. as $seen | [$want | split("\n")[] |
-		select(. != "") | . as $i | select([$seen[] | select(. == $i)] | length == 1)] |
-		length' /tmp/accounted.json)
+	logged=$(accounted_once /tmp/instances /tmp/accounted.json)
 	echo "$1: $logged logged, $missed missed, of $RELOADS reloads ($i done)" >"$SAW"
 	[ "$i" -eq $RELOADS ] && [ $((logged + missed)) -eq $RELOADS ]
 }
