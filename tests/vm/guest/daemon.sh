@@ -459,10 +459,7 @@ reload_accounted() {
 			jq -s "map(.UAEVENTS_MISSED | tonumber) | add // 0")
 		missed=$((missed - missed_before))
 	else
-		jq -s 'map(select(.event == "MODE_PARAMETERS_CHANGED") | .instance)' \
-			/tmp/follow.json >/tmp/accounted.json
-		missed=$(jq -s 'map(select(.event == "MODULE_MISSED") | .repeat) | add // 0' \
-			/tmp/follow.json)
+		missed=$(monitor_instances /tmp/follow.json /tmp/accounted.json)
 	fi
 	# One query, not one an instance: each instance's event exactly once.
 	logged=$(accounted_once /tmp/instances /tmp/accounted.json)

@@ -144,3 +144,11 @@ accounted_once() {
 	jq -r --rawfile want "$1" '. as $seen | [$want | split("\n")[] | select(. != "") |
 		. as $i | select([$seen[] | select(. == $i)] | length == 1)] | length' "$2"
 }
+
+# monitor_instances JSON OUT: into OUT, the JSON array of the module instances whose
+# MODE_PARAMETERS_CHANGED event "uaectl monitor --json" printed to file JSON; prints how
+# many instances the monitor reported missed.
+monitor_instances() {
+	jq -s 'map(select(.event == "MODE_PARAMETERS_CHANGED") | .instance)' "$1" >"$2"
+	jq -s 'map(select(.event == "MODULE_MISSED") | .repeat) | add // 0' "$1"
+}

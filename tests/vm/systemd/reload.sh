@@ -44,10 +44,7 @@ reload_accounted() {
 		missed=$(journalctl --cursor "$cursor" -u uaeventd -o json \
 			UAEVENTS_ACTION=module-missed | jq -s 'map(.UAEVENTS_MISSED | tonumber) | add // 0')
 	else
-		jq -s 'map(select(.event == "MODE_PARAMETERS_CHANGED") | .instance)' \
-			/tmp/follow.json >/tmp/accounted.json
-		missed=$(jq -s 'map(select(.event == "MODULE_MISSED") | .repeat) | add // 0' \
-			/tmp/follow.json)
+		missed=$(monitor_instances /tmp/follow.json /tmp/accounted.json)
 	fi
 	logged=$(accounted_once /tmp/instances /tmp/accounted.json)
 	echo "$1: $logged logged, $missed missed, of $RELOADS reloads ($i done)" >"$SAW"
