@@ -46,4 +46,13 @@ summary() {
 check "after the window, one summary for the target naming all $LUNS LUs" \
 	wait_for 120 summary
 tap_diag "summary: $(jq -r .MESSAGE "$SAW.json" 2>/dev/null | head -n 1)"
-check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
+# 64 disks keep udev busy a long while under TCG (blkid, multipath -u): each holds its disk,
+# and scsi_debug with it, until udev is done.
+udevadm settle --timeout=600
+unloaded() {
+	modprobe -r scsi_debug 2>"$SAW" && return 0
+	{ echo "refcnt $(cat /sys/module/scsi_debug/refcnt 2>&1)"
+	  ps -eo pid,comm,args | grep -E 'udev|multipath|blkid' | grep -v grep | head -n 5; } >>"$SAW"
+	return 1
+}
+check "scsi_debug can be unloaded after the test" wait_for 120 unloaded

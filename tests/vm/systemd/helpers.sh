@@ -17,11 +17,13 @@ sdebug_one_disk() {
 
 last_seq() { uaectl status --json | jq .last_seq; }
 
-# logged_once FIRST LAST KIND: uaeventd's journal entries of KIND hold every sequence
-# number from FIRST to LAST exactly once.  (Its own entries: journald sets _SYSTEMD_UNIT,
-# not the sender.)
+# logged_once FIRST LAST KIND: uaeventd's journal entries of KIND, of the module instance
+# loaded now, hold every sequence number from FIRST to LAST exactly once.  (Its own entries:
+# journald sets _SYSTEMD_UNIT, not the sender.  Other instances, reload.sh's, number from 1
+# too.)
 logged_once() {
-	journalctl -o json _SYSTEMD_UNIT=uaeventd.service "UAEVENTS_KIND=$3" |
+	journalctl -o json _SYSTEMD_UNIT=uaeventd.service "UAEVENTS_KIND=$3" \
+		"UAEVENTS_INSTANCE=$(uaectl status --json | jq -r .instance)" |
 		jq -s --argjson f "$1" --argjson l "$2" \
 			'[.[] | .UAEVENTS_SEQ | tonumber | select(. >= $f and . <= $l)] | sort' \
 			>"$SAW.seqs"
