@@ -20,6 +20,7 @@
 #include <systemd/sd-journal.h>
 
 #include "children.h"
+#include "identity.h"
 #include "log.h"
 #include "removals.h"
 #include "rescan.h"
@@ -196,7 +197,7 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 	struct inventory inv = { .listed = NULL };
 	struct uaed_lun *before = NULL;
 	char path[128], value[64], target[48], added[512] = "";
-	int r = 0, n, failed = 0;
+	int r = 0, n, failed = 0, why = 0;
 	bool wildcard;
 
 	/* Before the scan: each LU pinned by its sysfs directory, with the WWID it has. */
@@ -206,6 +207,15 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 		uaed_log_errno(LOG_WARNING, n, "uaeventd: cannot list the LUNs of target %s: %m; "
 			       "stale LUNs not checked", target);
 	r = take_inventory(ctx, target, before, n, &inv);
+	/* A LU here whose number now names another volume: removed when unused, added anew. */
+	if (r == 0) {
+		int max = (int)(sizeof(inv.add) / sizeof(inv.add[0]) - inv.n_add);
+		int gone = uaed_check_identity(before, n, inv.listed, inv.n_listed,
+					       ctx->cfg->remove_stale, inv.add + inv.n_add, max);
+
+		inv.more |= gone > max;
+		inv.n_add += (unsigned int)(gone < max ? gone : max);
+	}
 	/* Without a list (no LU left to ask, an error): the kernel's scan of the target. */
 	wildcard = r < 0 || inv.more;
 	if (wildcard && inv.left_out[0] == '\0') {
@@ -243,12 +253,16 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 		r = uaed_sysfs_writeat(AT_FDCWD, path, value);
 		snprintf(added, sizeof(added), "every LUN it lists");
 		failed = r < 0;
+		why = r;
 	}
 	for (unsigned int i = 0; !wildcard && i < inv.n_add; i++) {
 		size_t len = strlen(added);
 
 		snprintf(value, sizeof(value), "%u %u %" PRIu64, e->channel, e->target, inv.add[i]);
-		if (uaed_sysfs_writeat(AT_FDCWD, path, value) < 0) {
+		r = uaed_sysfs_writeat(AT_FDCWD, path, value);
+		if (r < 0) {
+			/* The host's own limits (max_lun) answer EINVAL: said, not guessed at. */
+			why = why ? why : r;
 			failed++;
 			continue;
 		}
@@ -256,9 +270,10 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 			 inv.add[i]);
 	}
 	sd_journal_send("MESSAGE=scanned target %s after %u report(s) of changed LUN "
-			"inventory: added %s%s%s%s", target, reports, added[0] ? added : "none",
+			"inventory: added %s%s%s%s%s%s", target, reports, added[0] ? added : "none",
 			inv.left_out[0] ? "; left out (removed here lately) " : "", inv.left_out,
-			failed ? "; some could not be added" : "",
+			failed ? "; some could not be added (" : "", failed ? strerror(-why) : "",
+			failed ? ")" : "",
 			"PRIORITY=%d", failed ? LOG_ERR : LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
 			"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%s", target,
 			"UAEVENTS_ADDED=%s", added, "UAEVENTS_LEFT_OUT=%s", inv.left_out, NULL);

@@ -472,15 +472,10 @@ fail:
 /* REPORT LUNS through the sg device of @via, the whole list; the count, or -errno. */
 static int report_luns(const struct uaed_lun *via, uint64_t **out)
 {
-	struct lu_nodes ln = { .count = 0 };
 	uint32_t alloc = 8 + 8 * 512, len = 0;
 	uint8_t *resp = NULL;
-	int fd = -ENODEV, r;
+	int fd = uaed_lu_open_sg(via), r;
 
-	walk(via->dirfd, "", 2, &ln);
-	for (int i = 0; i < ln.count && fd == -ENODEV; i++)
-		if (is_sg(&ln.n[i]))
-			fd = open_node(&ln.n[i], O_RDWR);
 	if (fd < 0)
 		return fd;
 	for (;;) {
@@ -534,37 +529,92 @@ static void log_stale(const struct uaed_lun *l, const char *disk, enum outcome o
 			"UAEVENTS_REASON=%s", why ? why : "", NULL);
 }
 
-static void handle_stale(const struct uaed_lun *l, bool remove_stale)
-{
-	struct lu_nodes *ln;
-	char disk[32] = "", why[256];
-	const char *kept;
-	int r;
+struct uaed_hold {
+	struct lu_nodes ln;
+};
 
-	if (!first_entry(l->dirfd, "block", disk, sizeof(disk)))
-		disk[0] = '\0';
-	if (!remove_stale) {
-		log_stale(l, disk, LOGGED, NULL);
+const char *uaed_lu_hold(const struct uaed_lun *l, struct uaed_hold **ret, char *why,
+			 size_t size)
+{
+	struct uaed_hold *h = malloc(sizeof(*h));
+	const char *kept = h ? hold(l, &h->ln, why, size) : "out of memory";
+
+	*ret = kept ? NULL : h;
+	if (kept)
+		free(h);
+	return kept;
+}
+
+int uaed_hold_sg(const struct uaed_hold *h)
+{
+	for (int i = 0; i < h->ln.count; i++)
+		if (is_sg(&h->ln.n[i]) && h->ln.n[i].fd >= 0)
+			return h->ln.n[i].fd;
+	return -ENODEV;
+}
+
+void uaed_hold_free(struct uaed_hold *h)
+{
+	if (!h)
 		return;
-	}
-	ln = malloc(sizeof(*ln));
-	kept = ln ? hold(l, ln, why, sizeof(why)) : "out of memory";
-	if (kept) {
-		log_stale(l, disk, KEPT, kept);
-		free(ln);
-		return;
-	}
+	release(&h->ln);
+	free(h);
+}
+
+int uaed_lu_delete(const struct uaed_lun *l, struct uaed_hold *h)
+{
 	/* Not to be taken for another tool's deliberate removal (removals.h). */
-	r = uaed_removals_mark_own(l->hctl);
+	int r = uaed_removals_mark_own(l->hctl);
+
 	if (r < 0)
 		uaed_log_errno(LOG_WARNING, r, "uaeventd: cannot mark the removal of %s as its "
 			       "own: %m; target scans leave it out for removal_grace_s", l->hctl);
 	/* Through the directory of the LU that was checked, while it is held. */
 	r = uaed_sysfs_writeat(l->dirfd, "delete", "1");
-	release(ln);
-	free(ln);
+	uaed_hold_free(h);
 	if (r < 0)
 		uaed_removals_unmark_own(l->hctl);
+	return r;
+}
+
+int uaed_lu_open_sg(const struct uaed_lun *l)
+{
+	struct lu_nodes ln = { .count = 0 };
+	int fd = -ENODEV;
+
+	walk(l->dirfd, "", 2, &ln);
+	for (int i = 0; i < ln.count && fd == -ENODEV; i++)
+		if (is_sg(&ln.n[i]))
+			fd = open_node(&ln.n[i], O_RDWR);
+	return fd;
+}
+
+bool uaed_lu_disk(const struct uaed_lun *l, char *disk, size_t size)
+{
+	if (first_entry(l->dirfd, "block", disk, size))
+		return true;
+	disk[0] = '\0';
+	return false;
+}
+
+static void handle_stale(const struct uaed_lun *l, bool remove_stale)
+{
+	struct uaed_hold *h;
+	char disk[32], why[256];
+	const char *kept;
+	int r;
+
+	uaed_lu_disk(l, disk, sizeof(disk));
+	if (!remove_stale) {
+		log_stale(l, disk, LOGGED, NULL);
+		return;
+	}
+	kept = uaed_lu_hold(l, &h, why, sizeof(why));
+	if (kept) {
+		log_stale(l, disk, KEPT, kept);
+		return;
+	}
+	r = uaed_lu_delete(l, h);
 	if (r < 0)
 		log_stale(l, disk, FAILED, strerror(-r));
 	else

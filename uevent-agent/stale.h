@@ -4,6 +4,7 @@
 #define UAED_STALE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct uaed_lun {
@@ -18,6 +19,23 @@ int uaed_target_luns(const char *target, struct uaed_lun **luns);
 void uaed_target_luns_free(struct uaed_lun *luns, int n);
 /* REPORT LUNS through any of @luns still there: the count, *@reported to free; -errno. */
 int uaed_target_report_luns(const struct uaed_lun *luns, int n_luns, uint64_t **reported);
+/*
+ * The hold on one LU (see stale.c): every block node and the sg node opened exclusively,
+ * nothing else found using it, still the LU it was (its sysfs WWID).  NULL and *@ret set
+ * when held, else why not (in @why or a constant).
+ */
+struct uaed_hold;
+const char *uaed_lu_hold(const struct uaed_lun *l, struct uaed_hold **ret, char *why,
+			 size_t size);
+/* The held sg node, to ask the LU while held; -ENODEV if it has none. */
+int uaed_hold_sg(const struct uaed_hold *h);
+void uaed_hold_free(struct uaed_hold *h);
+/* Delete the held LU through its directory fd, as uaeventd's own removal; frees @h. */
+int uaed_lu_delete(const struct uaed_lun *l, struct uaed_hold *h);
+/* The LU's sg node opened (not exclusively), or -errno. */
+int uaed_lu_open_sg(const struct uaed_lun *l);
+/* The LU's disk name ("sdc"); false (and "") if it has none. */
+bool uaed_lu_disk(const struct uaed_lun *l, char *disk, size_t size);
 /*
  * After a scan: compare @before with the target's REPORT LUNS; log the ones gone, and
  * under @remove_stale remove each that is provably unused and still the LU it was.

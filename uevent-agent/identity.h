@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* uaeventd: LUN numbers that a target gave to another logical unit (see identity.c). */
+#ifndef UAED_IDENTITY_H
+#define UAED_IDENTITY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stale.h"
+
+/*
+ * Ask each LU of @luns that the target still lists (@listed, its REPORT LUNS) for its
+ * identity; log each that answers as another LU, and under @remove remove it while held
+ * and unused (the rules of stale LUNs).  The removed LUN numbers, to be scanned again, go
+ * to @removed (up to @max_removed); returns how many were removed.
+ */
+int uaed_check_identity(const struct uaed_lun *luns, int n, const uint64_t *listed,
+			int n_listed, bool remove, uint64_t *removed, int max_removed);
+
+#endif /* UAED_IDENTITY_H */
