@@ -64,3 +64,12 @@ no_daemon_error() {
 		grep -v -e "${2:-^\$}" -e '^$' >"$SAW"
 	! test -s "$SAW"
 }
+
+# reload_with SED-EXPR DESCRIPTION: edit uaeventd.conf, systemctl reload, and check that the
+# daemon took it.
+reload_with() {
+	sed -i "$1" /etc/uaevents/uaeventd.conf
+	reload_cursor=$(journal_cursor)
+	systemctl reload uaeventd
+	check "systemctl reload: $2" wait_for 20 reloaded_since "$reload_cursor"
+}

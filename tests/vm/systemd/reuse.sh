@@ -13,11 +13,7 @@ TPG=$C/loopback/$W/tpgt_1
 ACL=$TPG/acls/$I
 
 check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
-sed -i 's|^#stale_luns = log|stale_luns = remove|' /etc/uaevents/uaeventd.conf
-cursor=$(journal_cursor)
-systemctl reload uaeventd
-check "systemctl reload: stale_luns = remove is in force" \
-	wait_for 20 reloaded_since "$cursor"
+reload_with 's|^#stale_luns = log|stale_luns = remove|' "stale_luns = remove is in force"
 
 # backstore NAME: a 16 MiB ramdisk with its own unit serial (so its own NAA WWID).
 backstore() {

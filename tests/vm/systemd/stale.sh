@@ -7,11 +7,7 @@
 # arrays give while they reconfigure, removes nothing.
 
 check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
-sed -i 's|^#stale_luns = log|stale_luns = remove|' /etc/uaevents/uaeventd.conf
-cursor=$(journal_cursor)
-systemctl reload uaeventd
-check "systemctl reload: stale_luns = remove is in force" \
-	wait_for 20 reloaded_since "$cursor"
+reload_with 's|^#stale_luns = log|stale_luns = remove|' "stale_luns = remove is in force"
 
 wait_for 30 sdebug_gone
 modprobe scsi_debug dev_size_mb=256 max_luns=3 num_tgts=1
