@@ -9,14 +9,21 @@
  * asked for its identity again (INQUIRY, VPD page 83h: INQUIRY never returns a unit
  * attention) and its own designators are compared with the ones the kernel cached.
  */
+#define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
 
+#include <libudev.h>
 #include <scsi/sg_cmds_basic.h>
 #include <scsi/sg_lib.h>
 #include <scsi/sg_unaligned.h>
@@ -24,6 +31,7 @@
 
 #include "identity.h"
 #include "stale.h"
+#include "sysfs.h"
 
 /* As much of page 83h as the kernel keeps (scsi_get_vpd_buf() grows to what is needed). */
 #define PAGE_MAX 2048
@@ -168,6 +176,163 @@ static bool remove_reused(const struct uaed_lun *l, const char *disk, const stru
 	return r == 0;
 }
 
+/*
+ * Whether multipath's WWID @w (udev's ID_SERIAL: the designator type as a digit, then an
+ * NAA or EUI-64 in hex, or a T10 or SCSI name text with its blanks as one "_") names one
+ * of the designators of @id.
+ */
+static bool names(const struct ident *id, const char *w)
+{
+	for (int at = 0; at < id->len; at += 4 + id->d[at + 3]) {
+		const uint8_t *d = id->d + at;
+		int type = d[1] & 0xf, len = d[3];
+		char text[2 * 255 + 2], *o = text;
+
+		if (w[0] != '0' + type)
+			continue;
+		for (int i = 0; i < len; i++) {
+			uint8_t c = d[4 + i];
+
+			if (type == 2 || type == 3)
+				o += sprintf(o, "%02x", c);
+			else if (c != ' ' && c != '\0')
+				*o++ = (char)c;
+			else if (o > text && o[-1] != '_')
+				*o++ = '_';
+		}
+		while (o > text && o[-1] == '_')
+			o--;
+		*o = '\0';
+		if (!strcasecmp(text, w + 1))
+			return true;
+	}
+	return false;
+}
+
+bool uaed_wwid_names_lu(const uint8_t *page, int len, const char *wwid)
+{
+	struct ident id;
+
+	return parse(page, len, &id) == 0 && names(&id, wwid);
+}
+
+/* The multipath map holding @disk, if any: its name and its WWID (dm uuid "mpath-WWID"). */
+static bool mpath_of(const struct uaed_lun *l, const char *disk, char *map, size_t msize,
+		     char *wwid, size_t wsize)
+{
+	char rel[128], uuid[192];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "block/%s/holders", disk);
+	fd = disk[0] ? openat(l->dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (!found && (de = readdir(d))) {
+		char attr[300];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(attr, sizeof(attr), "%s/dm/uuid", de->d_name);
+		if (uaed_sysfs_readat(dirfd(d), attr, uuid, sizeof(uuid)) < 0 ||
+		    strncmp(uuid, "mpath-", 6))
+			continue;
+		snprintf(attr, sizeof(attr), "%s/dm/name", de->d_name);
+		if (uaed_sysfs_readat(dirfd(d), attr, map, msize) < 0)
+			snprintf(map, msize, "%.*s", (int)msize - 1, de->d_name);
+		snprintf(wwid, wsize, "%s", uuid + 6);
+		found = true;
+	}
+	closedir(d);
+	return found;
+}
+
+/* multipathd's client with @argv, its answer in @out; 0 when it answered "ok". */
+static int multipathd(char *const argv[], char *out, size_t size)
+{
+	int p[2], status = 0;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		dup2(p[1], STDOUT_FILENO);
+		dup2(p[1], STDERR_FILENO);
+		setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
+		execvp("multipathd", argv);
+		dprintf(STDOUT_FILENO, "cannot run multipathd: %m");
+		_exit(127);
+	}
+	close(p[1]);
+	while (pid > 0 && (n = read(p[0], out + got, size - 1 - got)) > 0)
+		got += (size_t)n;
+	close(p[0]);
+	out[got] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	if (pid < 0)
+		return -errno;
+	waitpid(pid, &status, 0);
+	/* Its exit status is 0 also when the daemon answers "fail". */
+	return WIFEXITED(status) && !WEXITSTATUS(status) && !strncmp(out, "ok", 2) ? 0 : -EIO;
+}
+
+/*
+ * multipathd has udev look at a path it let go (a change uevent, so that other users may
+ * claim it); udev's workers open the disk meanwhile.  Up to 10 s for udev's queue to empty
+ * before the LU is held, as "udevadm settle" would, after a second for that uevent to
+ * reach udevd (multipathd may answer before it sends it).
+ */
+static void settle(void)
+{
+	struct udev *udev = udev_new();
+	struct udev_queue *q = udev ? udev_queue_new(udev) : NULL;
+
+	sleep(1);
+	for (int i = 0; q && i < 100 && !udev_queue_get_queue_is_empty(q); i++)
+		usleep(100 * 1000);
+	udev_queue_unref(q);
+	udev_unref(udev);
+}
+
+/*
+ * A path of a multipath map that now reaches another volume is taken out of the map, whatever
+ * stale_luns says: the map's I/O must not go on landing there.  multipathd removes the map
+ * too when that was its last path and nothing has it open.
+ */
+static void out_of_map(const struct uaed_lun *l, const char *disk, const struct ident *now)
+{
+	char map[128], wwid[192], out[256];
+	char *argv[] = { "multipathd", "del", "path", (char *)disk, NULL };
+	int r;
+
+	if (!mpath_of(l, disk, map, sizeof(map), wwid, sizeof(wwid)) || names(now, wwid))
+		return;
+	r = multipathd(argv, out, sizeof(out));
+	if (!r)
+		settle();
+	sd_journal_send("MESSAGE=path %s (%s) %s multipath map %s (%s): it now reaches another "
+			"volume, %s%s%s", disk, l->hctl, r ? "could not be taken out of" :
+			"taken out of", map, wwid, now->name, r ? "; multipathd: " : "",
+			r ? out : "", "PRIORITY=%d", r ? LOG_ERR : LOG_WARNING,
+			"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=path-out-of-map",
+			"UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_MAP=%s", map,
+			"UAEVENTS_MAP_WWID=%s", wwid, "UAEVENTS_NEW_WWID=%s", now->name,
+			"UAEVENTS_RESULT=%s", r ? "failed" : "removed", NULL);
+}
+
 int uaed_check_identity(const struct uaed_lun *luns, int n, const uint64_t *listed,
 			int n_listed, bool remove, uint64_t *removed, int max_removed)
 {
@@ -200,6 +365,7 @@ int uaed_check_identity(const struct uaed_lun *luns, int n, const uint64_t *list
 		if (same(&was, &now))
 			continue;
 		uaed_lu_disk(l, disk, sizeof(disk));
+		out_of_map(l, disk, &now);
 		if (!remove)
 			log_reused(l, disk, was.name, now.name, LOGGED, NULL);
 		else if (remove_reused(l, disk, &was, &now) && n_removed++ < max_removed)

@@ -17,4 +17,10 @@
 int uaed_check_identity(const struct uaed_lun *luns, int n, const uint64_t *listed,
 			int n_listed, bool remove, uint64_t *removed, int max_removed);
 
+/*
+ * Whether multipath's WWID @wwid (udev's ID_SERIAL, "36001405..." or "1Linux_scsi_debug_2000")
+ * names the LU whose VPD page 83h is @page (@len bytes).
+ */
+bool uaed_wwid_names_lu(const uint8_t *page, int len, const char *wwid);
+
 #endif /* UAED_IDENTITY_H */

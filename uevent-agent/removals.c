@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include <libudev.h>
+#include <systemd/sd-id128.h>
 #include <systemd/sd-journal.h>
 
 #include "log.h"
@@ -26,6 +29,7 @@ struct removal {
 };
 
 struct uaed_removals {
+	char file[256];		/* kept across restarts of the daemon, for this boot */
 	struct udev *udev;
 	struct udev_monitor *monitor;
 	sd_event_source *source;
@@ -56,12 +60,12 @@ static bool own(const char *hctl)
 	return fresh;
 }
 
-static void note(struct uaed_removals *r, const char *hctl)
+static bool note(struct uaed_removals *r, const char *hctl)
 {
 	struct removal *slot = NULL;
 
 	if (strlen(hctl) >= sizeof(slot->hctl) || own(hctl))
-		return;
+		return false;
 	for (unsigned int i = 0; i < REMEMBERED && !slot; i++)
 		if (r->seen[i].usec && !strcmp(r->seen[i].hctl, hctl))
 			slot = &r->seen[i];
@@ -73,20 +77,97 @@ static void note(struct uaed_removals *r, const char *hctl)
 			"leave it out for [rescan] removal_grace_s", hctl,
 			"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
 			"UAEVENTS_ACTION=removed-elsewhere", "UAEVENTS_HCTL=%s", hctl, NULL);
+	return true;
 }
 
 /* Host "hostN" went, with all its devices: what was removed behind it no longer matters. */
-static void forget_host(struct uaed_removals *r, const char *sysname)
+static bool forget_host(struct uaed_removals *r, const char *sysname)
 {
 	unsigned int host;
 	char prefix[24];
+	bool forgot = false;
 
 	if (sscanf(sysname, "host%u", &host) != 1)
-		return;
+		return false;
 	snprintf(prefix, sizeof(prefix), "%u:", host);
-	for (unsigned int i = 0; i < REMEMBERED; i++)
-		if (r->seen[i].usec && !strncmp(r->seen[i].hctl, prefix, strlen(prefix)))
+	for (unsigned int i = 0; i < REMEMBERED; i++) {
+		if (r->seen[i].usec && !strncmp(r->seen[i].hctl, prefix, strlen(prefix))) {
 			r->seen[i].usec = 0;
+			forgot = true;
+		}
+	}
+	return forgot;
+}
+
+/*
+ * The removals are written next to the state file, with the boot they belong to
+ * (CLOCK_MONOTONIC counts from it), so that a restart of the daemon (a crash, an upgrade)
+ * does not forget them while a CSI driver is still finishing its detach.
+ */
+static void save(const struct uaed_removals *r)
+{
+	char tmp[272], boot[SD_ID128_STRING_MAX];
+	sd_id128_t id;
+	FILE *f;
+	int err;
+
+	if (!r->file[0] || sd_id128_get_boot(&id) < 0)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.new", r->file);
+	f = fopen(tmp, "we");
+	if (!f) {
+		uaed_log_errno(LOG_WARNING, errno, "uaeventd: cannot write %s: %m; a restart "
+			       "forgets the LUNs removed by other tools", tmp);
+		return;
+	}
+	fprintf(f, "%s\n", sd_id128_to_string(id, boot));
+	for (unsigned int i = 0; i < REMEMBERED; i++)
+		if (r->seen[i].usec)
+			fprintf(f, "%s %" PRIu64 "\n", r->seen[i].hctl, r->seen[i].usec);
+	err = ferror(f) ? EIO : 0;
+	if (fclose(f) && !err)
+		err = errno;
+	if (!err && rename(tmp, r->file) < 0)
+		err = errno;
+	if (err) {
+		unlink(tmp);
+		uaed_log_errno(LOG_WARNING, err, "uaeventd: cannot write %s: %m; a restart "
+			       "forgets the LUNs removed by other tools", r->file);
+	}
+}
+
+/* What an earlier instance saw in this boot, on hosts that are still there. */
+static void load(struct uaed_removals *r)
+{
+	char line[128], boot[SD_ID128_STRING_MAX], hctl[32];
+	FILE *f = fopen(r->file, "re");
+	sd_id128_t id;
+	uint64_t usec;
+	unsigned int host;
+
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f))
+		line[strcspn(line, "\n")] = '\0';
+	else
+		line[0] = '\0';
+	if (sd_id128_get_boot(&id) < 0 || strcmp(line, sd_id128_to_string(id, boot))) {
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f) && r->next < REMEMBERED) {
+		char path[64];
+
+		if (sscanf(line, "%31s %" SCNu64, hctl, &usec) != 2 || !usec ||
+		    sscanf(hctl, "%u:", &host) != 1)
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/scsi_host/host%u", host);
+		if (access(path, F_OK) < 0)
+			continue;
+		snprintf(r->seen[r->next].hctl, sizeof(r->seen[0].hctl), "%s", hctl);
+		r->seen[r->next++].usec = usec;
+	}
+	fclose(f);
 }
 
 static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -95,6 +176,7 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	struct udev_device *dev;
 	/* Bounded, like every dispatch: the socket stays readable for the next turn. */
 	int n = 0;
+	bool changed = false;
 
 	while (n++ < 256 && (dev = udev_monitor_receive_device(r->monitor))) {
 		const char *action = udev_device_get_action(dev);
@@ -102,23 +184,30 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 
 		if (action && devtype && !strcmp(action, "remove") &&
 		    !strcmp(devtype, "scsi_device"))
-			note(r, udev_device_get_sysname(dev));
+			changed |= note(r, udev_device_get_sysname(dev));
 		/* Its number is given to the next host added, which is other storage. */
 		else if (action && devtype && !strcmp(action, "remove") &&
 			 !strcmp(devtype, "scsi_host"))
-			forget_host(r, udev_device_get_sysname(dev));
+			changed |= forget_host(r, udev_device_get_sysname(dev));
 		udev_device_unref(dev);
 	}
+	/* Once per batch: a CSI driver removing hundreds is one write, not hundreds. */
+	if (changed)
+		save(r);
 	return 0;
 }
 
-int uaed_removals_new(struct uaed_removals **ret, sd_event *loop)
+int uaed_removals_new(struct uaed_removals **ret, sd_event *loop, const char *state_file)
 {
 	struct uaed_removals *r = calloc(1, sizeof(*r));
+	char dir[sizeof(r->file)];
 	int rc = -ENOMEM;
 
 	if (!r)
 		return -ENOMEM;
+	snprintf(dir, sizeof(dir), "%s", state_file);
+	snprintf(r->file, sizeof(r->file), "%s/removals", dirname(dir));
+	load(r);
 	/* Its own marks go here, in the unit's RuntimeDirectory= (made here without one). */
 	if ((mkdir("/run/uaevents", 0755) < 0 && errno != EEXIST) ||
 	    (mkdir(UAED_OWN_REMOVALS_DIR, 0700) < 0 && errno != EEXIST))

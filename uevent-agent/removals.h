@@ -7,6 +7,8 @@
  * removals of stale LUNs, done in a rescan child, are marked in UAED_OWN_REMOVALS_DIR just
  * before the write to "delete" and do not count.  When a host goes, what was removed behind
  * it is forgotten: its number is given to the next host added, which is other storage.
+ * They are kept across restarts of the daemon within one boot (beside the state file);
+ * removals made while no uaeventd runs are not seen.
  */
 #ifndef UAED_REMOVALS_H
 #define UAED_REMOVALS_H
@@ -19,7 +21,8 @@
 
 struct uaed_removals;
 
-int uaed_removals_new(struct uaed_removals **ret, sd_event *loop);
+/* Removals an earlier instance saw in this boot are read from "removals" beside @state_file. */
+int uaed_removals_new(struct uaed_removals **ret, sd_event *loop, const char *state_file);
 struct uaed_removals *uaed_removals_free(struct uaed_removals *r);
 /*
  * Seconds since device "H:C:T:L" was removed by someone else, if at most @grace_s ago;

@@ -90,7 +90,7 @@ int uaed_rescan_new(struct uaed_rescan **ret, sd_event *loop, const struct uaed_
 		uaed_log_errno(LOG_WARNING, rc, "uaeventd: cannot arm the reconciler: %m; changes "
 			       "of idle LUs are seen at their next command");
 	/* Without it, scans work as the kernel's would: said, not fatal. */
-	rc = uaed_removals_new(&r->removals, loop);
+	rc = uaed_removals_new(&r->removals, loop, cfg->state_file);
 	if (rc < 0)
 		uaed_log_errno(LOG_WARNING, rc, "uaeventd: cannot watch for LUNs removed by other "
 			       "tools: %m; target scans may add them back");

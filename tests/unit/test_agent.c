@@ -16,6 +16,7 @@
 #include "floods.h"
 #include "handoff.h"
 #include "hooks.h"
+#include "identity.h"
 #include "state.h"
 #include "trust.h"
 
@@ -432,6 +433,39 @@ START_TEST(hooks_queue_bounded)
 END_TEST
 
 /* A space condition's first event per LU in a target's window is an alert; repeats not. */
+/* multipath's WWID of a LU against its page 83h: the check that takes a path out of a map. */
+START_TEST(mpath_wwid_names_lu)
+{
+	/* scsi_debug's page: NAA 3 (locally assigned), then a T10 vendor ID with blanks. */
+	static const uint8_t sdebug[] = {
+		0x00, 0x83, 0x00, 0x2c,
+		0x01, 0x03, 0x00, 0x08, 0x33, 0x33, 0x33, 0x30, 0x00, 0x00, 0x07, 0xd0,
+		0x02, 0x01, 0x00, 0x1c, 'L', 'i', 'n', 'u', 'x', ' ', ' ', ' ',
+		's', 'c', 's', 'i', '_', 'd', 'e', 'b', 'u', 'g', ' ', ' ', ' ', ' ', ' ', ' ',
+		'2', '0', '0', '0',
+	};
+	/* LIO's: NAA 6, then a target port designator (association 1), which names no LU. */
+	static const uint8_t lio[] = {
+		0x00, 0x83, 0x00, 0x1c,
+		0x01, 0x03, 0x00, 0x10, 0x60, 0x01, 0x40, 0x5a, 0xbc, 0xde, 0xf0, 0x12,
+		0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x12,
+		0x61, 0x94, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01,
+	};
+
+	ck_assert(uaed_wwid_names_lu(sdebug, sizeof(sdebug), "1Linux_scsi_debug_2000"));
+	ck_assert(uaed_wwid_names_lu(sdebug, sizeof(sdebug), "333333330000007d0"));
+	ck_assert(!uaed_wwid_names_lu(sdebug, sizeof(sdebug), "1Linux_scsi_debug_2001"));
+	ck_assert(!uaed_wwid_names_lu(sdebug, sizeof(sdebug), "3Linux_scsi_debug_2000"));
+	ck_assert(uaed_wwid_names_lu(lio, sizeof(lio), "36001405abcdef0123456789abcdef012"));
+	ck_assert(uaed_wwid_names_lu(lio, sizeof(lio), "36001405ABCDEF0123456789ABCDEF012"));
+	ck_assert(!uaed_wwid_names_lu(lio, sizeof(lio), "36001405abcdef0123456789abcdef013"));
+	/* The target port's number is no LU's name; a truncated page names nothing. */
+	ck_assert(!uaed_wwid_names_lu(lio, sizeof(lio), "300000001"));
+	ck_assert(!uaed_wwid_names_lu(lio, 10, "36001405abcdef0123456789abcdef012"));
+	ck_assert(!uaed_wwid_names_lu(lio, sizeof(lio), ""));
+}
+END_TEST
+
 START_TEST(floods_first_per_lu)
 {
 	const char *soft = "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED";
@@ -477,6 +511,7 @@ int main(void)
 	tcase_add_test(tc, hooks_queue_bounded);
 	tcase_add_test(tc, resize_command_checked);
 	tcase_add_test(tc, floods_first_per_lu);
+	tcase_add_test(tc, mpath_wwid_names_lu);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

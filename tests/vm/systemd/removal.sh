@@ -1,8 +1,8 @@
 #!/bin/sh
 # Sourced by run.sh.  A LUN removed on this host by someone else (here an administrator
 # writing "delete", as CSI drivers do) and still reported by its target is not added back
-# by uaeventd's target scan within [rescan] removal_grace_s, and the journal says so; a LUN
-# mapped at the same time is added, by its number.
+# by uaeventd's target scan within [rescan] removal_grace_s, also after a restart of the
+# daemon, and the journal says so; a LUN mapped at the same time is added, by its number.
 check "scsi_debug with one disk" sdebug_one_disk
 udevadm settle
 echo 1 >"/sys/class/scsi_device/$HCTL/device/evt_lun_change_reported"
@@ -42,6 +42,17 @@ scanned() {
 check "the scan's entry names what it added (2) and what it left out (1)" scanned
 sleep 5
 check "and LUN 1 stays away" has_luns "0 2"
+# A restart of the daemon (a crash, an upgrade) does not forget the removal.
+systemctl restart uaeventd
+check "uaeventd restarted" wait_for 60 systemctl is-active --quiet uaeventd
+cursor=$(journal_cursor)
+echo 4 >"$SDEBUG/max_luns"
+touch_disk "$DISK"
+check "after a restart of uaeventd, LUN 3, mapped meanwhile, is added" \
+	wait_for 60 has_luns "0 2 3"
+check "and LUN 1 is still left out, and the journal says why" entry scan-left-out "$target:1"
+sleep 5
+check "and LUN 1 stays away" has_luns "0 2 3"
 # The host goes (its number is reused by the next one): what was removed behind it is
 # forgotten, and a new scsi_debug host's LUN 1 at the same address is scanned as usual.
 check "scsi_debug unloaded" wait_for 30 modprobe -r scsi_debug
