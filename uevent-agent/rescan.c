@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -30,7 +31,8 @@
 
 #define SLOTS 64
 
-enum action { SCAN_TARGET, RESCAN_WWID, RESCAN_DEVICE, RECONCILE };
+/* EMPTY_TARGET: the reconciler's scan of a target with no LU here (no report came). */
+enum action { SCAN_TARGET, EMPTY_TARGET, RESCAN_WWID, RESCAN_DEVICE, RECONCILE };
 
 /* A LU's command count at the reconciler's last round, to tell whether it is idle. */
 struct counted {
@@ -198,7 +200,9 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 	struct uaed_lun *before = NULL;
 	char path[128], value[64], target[48], added[512] = "";
 	int r = 0, n, failed = 0, why = 0;
-	bool wildcard;
+	/* The reconciler's scan of a target with no LU here: no report, and quiet if in vain. */
+	bool probe = reports == 0, wildcard;
+	char lead[128];
 
 	/* Before the scan: each LU pinned by its sysfs directory, with the WWID it has. */
 	snprintf(target, sizeof(target), "%u:%u:%u", e->host, e->channel, e->target);
@@ -226,6 +230,14 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 		snprintf(prefix, sizeof(prefix), "%s:", target);
 		recent = uaed_removals_recent_prefix(ctx->removals, prefix,
 						     ctx->cfg->removal_grace_s);
+		if (recent && probe) {
+			sd_journal_send("MESSAGE=target %s, which has no LU on this host, not "
+					"scanned: a LUN of it was removed here lately", target,
+					"PRIORITY=%d", LOG_DEBUG, "SYSLOG_IDENTIFIER=uaeventd",
+					"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%s", target,
+					NULL);
+			goto out;
+		}
 		if (recent) {
 			sd_journal_send("MESSAGE=target %s not scanned: REPORT LUNS failed (%s) "
 					"and a LUN of it was removed on this host lately; the next "
@@ -269,12 +281,33 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 		snprintf(added + len, sizeof(added) - len, "%s%" PRIu64, len ? " " : "",
 			 inv.add[i]);
 	}
-	sd_journal_send("MESSAGE=scanned target %s after %u report(s) of changed LUN "
-			"inventory: added %s%s%s%s%s%s", target, reports, added[0] ? added : "none",
+	/* What the kernel's scan of a target that had none added, by number. */
+	if (probe && wildcard && !failed) {
+		struct uaed_lun *now = NULL;
+		int m = uaed_target_luns(target, &now);
+
+		added[0] = '\0';
+		for (int i = 0; i < m; i++) {
+			size_t len = strlen(added);
+
+			snprintf(added + len, sizeof(added) - len, "%s%" PRIu64, len ? " " : "",
+				 now[i].lun);
+		}
+		if (m > 0)
+			uaed_target_luns_free(now, m);
+	}
+	if (probe)
+		snprintf(lead, sizeof(lead), "target %s, which had no LU on this host, "
+			 "scanned by the reconciler", target);
+	else
+		snprintf(lead, sizeof(lead), "scanned target %s after %u report(s) of changed "
+			 "LUN inventory", target, reports);
+	sd_journal_send("MESSAGE=%s: added %s%s%s%s%s%s", lead, added[0] ? added : "none",
 			inv.left_out[0] ? "; left out (removed here lately) " : "", inv.left_out,
 			failed ? "; some could not be added (" : "", failed ? strerror(-why) : "",
 			failed ? ")" : "",
-			"PRIORITY=%d", failed ? LOG_ERR : LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+			"PRIORITY=%d", failed ? LOG_ERR : probe && !added[0] ? LOG_DEBUG : LOG_INFO,
+			"SYSLOG_IDENTIFIER=uaeventd",
 			"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%s", target,
 			"UAEVENTS_ADDED=%s", added, "UAEVENTS_LEFT_OUT=%s", inv.left_out, NULL);
 	if (!failed && n > 0 && (wildcard || inv.gone))
@@ -552,6 +585,7 @@ static int run_action(struct pending *p)
 {
 	switch (p->action) {
 	case SCAN_TARGET:
+	case EMPTY_TARGET:
 		return do_scan_target(p->r, &p->e, p->reports, p->verify);
 	case RESCAN_WWID:
 		return do_rescan_wwid(p->r->cfg, &p->e);
@@ -657,7 +691,12 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 	 * is checked once more after its window; a path rescan's echo is not new work.
 	 */
 	if (p) {
+		/* A probe of an empty target adds nothing to a scan already on its way. */
+		if (action == EMPTY_TARGET)
+			return;
 		p->reports++;
+		if (p->action == EMPTY_TARGET)
+			p->action = SCAN_TARGET;
 		if (action == SCAN_TARGET && (p->running || p->cooling))
 			p->again = true;
 		return;
@@ -671,7 +710,7 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 	p->r = r;
 	p->used = true;
 	p->action = action;
-	p->reports = 1;
+	p->reports = action == EMPTY_TARGET ? 0 : 1;
 	p->e = *e;
 	p->e.ev = NULL;
 	snprintf(p->key, sizeof(p->key), "%s", key);
@@ -714,6 +753,95 @@ static bool sg_of(const char *syspath, char *sg, size_t size)
 	if (d)
 		closedir(d);
 	return found;
+}
+
+/* Whether this host has a LU of target H:C:T. */
+static bool target_has_lus(unsigned int host, unsigned int channel, unsigned int target)
+{
+	char pattern[96];
+	glob_t g;
+	bool has;
+
+	snprintf(pattern, sizeof(pattern), "/sys/class/scsi_device/%u:%u:%u:*", host, channel,
+		 target);
+	has = glob(pattern, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
+	globfree(&g);
+	return has;
+}
+
+/*
+ * The target of a logged-in iSCSI session or of an online FC remote port with the target
+ * role, into @e; false for anything else.
+ */
+static bool transport_target(struct udev_device *dev, struct uaed_event *e)
+{
+	const char *sys = udev_device_get_subsystem(dev);
+	const char *name = udev_device_get_sysname(dev);
+	const char *state, *id;
+	struct udev_device *host;
+	int t;
+
+	if (sys && !strcmp(sys, "iscsi_session")) {
+		state = udev_device_get_sysattr_value(dev, "state");
+		id = udev_device_get_sysattr_value(dev, "target_id");
+		host = udev_device_get_parent_with_subsystem_devtype(dev, "scsi", "scsi_host");
+		if (!state || strcmp(state, "LOGGED_IN") || !id || !host ||
+		    sscanf(udev_device_get_sysname(host), "host%u", &e->host) != 1)
+			return false;
+		e->channel = 0;
+	} else if (sys && !strcmp(sys, "fc_remote_ports")) {
+		const char *roles = udev_device_get_sysattr_value(dev, "roles");
+
+		state = udev_device_get_sysattr_value(dev, "port_state");
+		id = udev_device_get_sysattr_value(dev, "scsi_target_id");
+		if (!state || strcmp(state, "Online") || !roles || !strstr(roles, "FCP Target") ||
+		    !id || sscanf(name, "rport-%u:%u-", &e->host, &e->channel) != 2)
+			return false;
+	} else {
+		return false;
+	}
+	if (sscanf(id, "%d", &t) != 1 || t < 0)
+		return false;
+	e->target = (unsigned int)t;
+	return true;
+}
+
+/*
+ * A target with no LU on this host gets no command, so a LUN mapped to it raises no unit
+ * attention here (the open-iscsi case: a first LUN on an empty target stays unseen until
+ * someone scans).  Each round scans every allowed target of an iSCSI session or FC remote
+ * port that has no LU here: one REPORT LUNS, from the kernel, per target and interval.
+ */
+static void probe_empty_targets(struct uaed_rescan *r, struct udev *udev)
+{
+	static const char *const classes[] = { "iscsi_session", "fc_remote_ports" };
+
+	for (size_t c = 0; udev && c < sizeof(classes) / sizeof(classes[0]); c++) {
+		struct udev_enumerate *en = udev_enumerate_new(udev);
+		struct udev_list_entry *le;
+
+		if (!en || udev_enumerate_add_match_subsystem(en, classes[c]) < 0 ||
+		    udev_enumerate_scan_devices(en) < 0) {
+			udev_enumerate_unref(en);
+			continue;
+		}
+		udev_list_entry_foreach(le, udev_enumerate_get_list_entry(en)) {
+			struct udev_device *dev = udev_device_new_from_syspath(udev,
+						udev_list_entry_get_name(le));
+			struct uaed_event e = { .host = 0 };
+			char key[160];
+
+			if (dev && transport_target(dev, &e) &&
+			    uaed_config_allows(r->cfg, e.host, e.channel, e.target) &&
+			    !target_has_lus(e.host, e.channel, e.target)) {
+				snprintf(key, sizeof(key), "scan %u:%u:%u", e.host, e.channel,
+					 e.target);
+				request(r, EMPTY_TARGET, key, &e);
+			}
+			udev_device_unref(dev);
+		}
+		udev_enumerate_unref(en);
+	}
 }
 
 /*
@@ -776,6 +904,7 @@ static void reconcile_round(struct uaed_rescan *r)
 		else
 			i++;
 	udev_enumerate_unref(en);
+	probe_empty_targets(r, udev);
 	udev_unref(udev);
 	if (r->n_idle)
 		request(r, RECONCILE, "reconcile", &none);
