@@ -161,7 +161,8 @@ static bool remove_reused(const struct uaed_lun *l, const char *disk, const stru
 	int r;
 
 	/* The proof that it is another LU, taken again while nothing else can claim it. */
-	if (!kept && (asked(uaed_hold_sg(h), &again) < 0 || !same(&again, now))) {
+	if (!kept && (uaed_hold_sg(h) < 0 || asked(uaed_hold_sg(h), &again) < 0 ||
+		      !same(&again, now))) {
 		snprintf(why, sizeof(why), "its identity could not be confirmed while held");
 		kept = why;
 		uaed_hold_free(h);
