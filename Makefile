@@ -5,7 +5,9 @@
 #   make check   set up, build, run the Check unit tests, checkpatch, KUnit (UML), a short
 #                fuzz pass and the VM end-to-end tests
 #   make fuzz    fuzz the shared decoder for FUZZ_SECONDS
-#   make bench   fio IOPS with uaevents.ko loaded against the stock path
+#   make bench   the cost and the behaviour under load against the stock path, one VM per
+#                kernel: a table, and JSON in build/bench/ (docs/benchmarks.md)
+#   make bench-compare OLD=DIR   the figures of build/bench/ against an earlier run's
 
 BUILD       ?= build
 USERBIN     := $(BUILD)/user
@@ -114,10 +116,20 @@ check: deps
 	tests/summary.sh $(BUILD)/results; \
 	exit $$status
 
-# Successful I/O with and without the module, one VM per kernel; prints IOPS ratios.
+# The benchmarks, one VM per kernel: each figure against the stock path in the same VM.
 bench: user
+	@mkdir -p $(BUILD)/bench; \
+	for k in $(BENCH_KERNELS); do \
+		tests/vm/run-vm.sh $$k bench.sh $(USERBIN) $(BUILD)/vm/bench-$$k >/dev/null || true; \
+		tests/bench/report.sh $$k $(BUILD)/vm/bench-$$k/tap.log $(BUILD)/bench/$$k.json; \
+		echo; \
+	done
+
+# make bench-compare OLD=DIR: build/bench/KERNEL.json against DIR/KERNEL.json.
+bench-compare:
+	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=DIR (an earlier build/bench)"; exit 2; }
 	@for k in $(BENCH_KERNELS); do \
-		tests/vm/run-vm.sh $$k bench.sh $(USERBIN) $(BUILD)/vm/bench-$$k | grep -E '#|run-vm'; \
+		tests/bench/report.sh --compare $(OLD)/$$k.json $(BUILD)/bench/$$k.json; echo; \
 	done
 
 # The packages installed with apt in the Debian 12 guest, systemd as PID 1 (run-guest.sh).
@@ -129,4 +141,4 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all deps user modules unit-check deb deb-check guest-check kunit-check fuzz fuzz-check checkpatch vm-check \
-	check bench demo install install-check clean
+	check bench bench-compare demo install install-check clean

@@ -816,6 +816,9 @@ static void probe_empty_targets(struct uaed_rescan *r, struct udev *udev)
 {
 	static const char *const classes[] = { "iscsi_session", "fc_remote_ports" };
 
+	/* A scan: not in observe-only mode. */
+	if (!r->cfg->rescan)
+		return;
 	for (size_t c = 0; udev && c < sizeof(classes) / sizeof(classes[0]); c++) {
 		struct udev_enumerate *en = udev_enumerate_new(udev);
 		struct udev_list_entry *le;

@@ -1,38 +1,75 @@
 #!/bin/sh
-# make bench: successful I/O with uaevents.ko loaded against the stock path, in one VM.
-# fio 4k random reads on scsi_debug (delay=0: no simulated latency, so any cost shows),
-# runs alternating without and with the module (and a subscriber), medians compared.
+# make bench: what uaevents costs and how it behaves under load, each figure measured in
+# this one VM against the stock path (docs/benchmarks.md says how to read them).  Every
+# figure is printed as a TAP diagnostic "# BENCH {json}", which tests/bench/report.sh turns
+# into the table and the JSON file.
 . /bin/lib.sh
 
-RUNS=${RUNS:-9}
-SECONDS_PER_RUN=${SECONDS_PER_RUN:-4}
+RUNS=${RUNS:-7}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
+
+# figure NAME VALUE OP GOAL UNIT DETAIL: one figure; OP ">=", "<=" or "==" against GOAL, or
+# "" for a figure with no goal (a cost to read, not to pass).
+figure() {
+	jq -cn --arg name "$1" --argjson value "$2" --arg op "$3" --argjson goal "${4:-null}" \
+		--arg unit "$5" --arg detail "$6" '{name: $name, value: $value, unit: $unit,
+		goal: (if $op == "" then null else "\($op) \($goal)" end),
+		pass: (if $op == "" then null elif $op == ">=" then $value >= $goal
+		       elif $op == "<=" then $value <= $goal else $value == $goal end),
+		detail: $detail}' >/tmp/figure.json || return 1
+	tap_diag "BENCH $(cat /tmp/figure.json)"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }'; }
+# quartiles: "P25 P75" of the numbers on stdin.
+quartiles() {
+	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 3) / 4)] + 0, v[int((3 * NR + 3) / 4)] + 0 }'
+}
+# Seconds since boot, to the hundredth (busybox's date has no %N).
+now() { cut -d ' ' -f 1 /proc/uptime; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+# CPU seconds (user + system) a process has used so far; /proc counts in USER_HZ, 100 on x86.
+cpu_of() { awk -v hz=100 '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$1/stat"; }
+# CPU seconds the kernel spent (system, irq, softirq) on all CPUs so far.
+kernel_cpu() {
+	awk -v hz=100 '/^cpu / { printf "%.3f", ($4 + $7 + $8) / hz }' /proc/stat
+}
 
 start_journald >/dev/null 2>&1
 kmod_load sd_mod
 kmod_load sg
-kmod_load scsi_debug dev_size_mb=64 delay=0 max_luns=1 num_tgts=1
+# delay=0: no simulated latency, so any cost shows.  Four LUs for the storm of figure 3.
+kmod_load scsi_debug dev_size_mb=64 delay=0 max_luns=4 num_tgts=1
 wait_for 30 scsi_debug_disk >/dev/null || { tap_result 1 "scsi_debug disk"; exit 1; }
 DISK=$(scsi_debug_disk)
+HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+JOURNALD=$(pidof systemd-journald)
 
-iops() {
-	fio --name=bench --filename="/dev/$DISK" --rw=randread --bs=4k --direct=1 \
-		--ioengine=psync --runtime="$SECONDS_PER_RUN" --time_based --output-format=json |
-		jq '.jobs[0].read.iops | floor'
+listening() { journalctl -t uaeventd -o cat 2>/dev/null | grep -c '^uaeventd: listening'; }
+# The whole pipeline: uaevents.ko, uaeventd logging to the journal, a subscriber.
+pipeline_up() {
+	before=$(listening)
+	# shellcheck disable=SC2086
+	insmod /modules/uaevents.ko $1
+	uaeventd 2>>/tmp/uaeventd.err &
+	UAED=$!
+	uaectl monitor --json >"${2:-/dev/null}" 2>/dev/null &
+	MON=$!
+	wait_for 30 sh -c "[ \$(journalctl -t uaeventd -o cat | grep -c '^uaeventd: listening') -gt $before ]"
 }
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
-# with_module COMMAND...: COMMAND with uaevents.ko loaded and a subscriber reading.
-with_module() {
-	insmod /modules/uaevents.ko
-	uaectl monitor --json >/dev/null &
-	mon=$!
-	"$@"
-	kill "$mon"
+pipeline_down() {
+	kill "$MON" "$UAED" 2>/dev/null
+	wait "$MON" "$UAED" 2>/dev/null
 	rmmod uaevents
 }
+with_pipeline() {
+	pipeline_up >/dev/null 2>&1
+	"$@"
+	pipeline_down
+}
 
-# alternate RUNS STOCK LOADED COMMAND...: COMMAND's figures without and with the module,
+# alternate RUNS STOCK LOADED COMMAND...: COMMAND's figures without and with the pipeline,
 # RUNS each, alternating which goes first so that drift in the emulator favours neither.
 alternate() {
 	runs=$1 stock_out=$2 loaded_out=$3
@@ -42,28 +79,42 @@ alternate() {
 	for i in $(seq "$runs"); do
 		if [ $((i % 2)) -eq 1 ]; then
 			"$@" >>"$stock_out"
-			with_module "$@" >>"$loaded_out"
+			with_pipeline "$@" >>"$loaded_out"
 		else
-			with_module "$@" >>"$loaded_out"
+			with_pipeline "$@" >>"$loaded_out"
 			"$@" >>"$stock_out"
 		fi
 	done
 }
 
-iops >/dev/null	# warm-up: caches, page tables, the emulator's translation cache
-alternate "$RUNS" /tmp/stock /tmp/loaded iops
-stock=$(median </tmp/stock)
-loaded=$(median </tmp/loaded)
-tap_diag "stock IOPS per run:  $(tr '\n' ' ' </tmp/stock)"
-tap_diag "loaded IOPS per run: $(tr '\n' ' ' </tmp/loaded)"
-tap_diag "$(awk -v s="$stock" -v l="$loaded" 'BEGIN { printf "median IOPS: stock %d, with uaevents.ko %d, ratio %.3f", s, l, l / s }')"
-tap_result $([ "$stock" -gt 0 ] && [ "$loaded" -gt 0 ]; echo $?) "benchmark ran ($RUNS runs of ${SECONDS_PER_RUN}s each way)"
+# compare NAME UNIT GOAL STOCK LOADED WHAT: the median ratio of loaded to stock, with the
+# spread of the per-round ratios (each round's loaded run against its own stock run).
+compare() {
+	paste "$4" "$5" | awk '$1 > 0 { printf "%.4f\n", $2 / $1 }' >/tmp/ratios
+	s=$(median <"$4") l=$(median <"$5")
+	spread=$(quartiles </tmp/ratios)
+	ratio=$(awk -v s="$s" -v l="$l" 'BEGIN { printf "%.3f", s > 0 ? l / s : 0 }')
+	figure "$1" "$ratio" ">=" "$3" ratio "$6: median $l with the pipeline against $s stock ($2); per-round ratios p25-p75 $(echo "$spread" | tr ' ' '-'), $(wc -l </tmp/ratios) rounds: $(tr '\n' ' ' </tmp/ratios)"
+}
 
-# ---- the failure path: a sustained storm of failing pass-through commands ----
-# Every TEST UNIT READY fails with ILLEGAL REQUEST (6.12's scsi_debug error injection);
-# failing commands per second with the module, its default coalescing and a subscriber,
-# against without.  Goal: at least 0.9.
-HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
+# ---- 1. successful I/O: 4k random reads and writes, queue depth 1 and 32 ----
+# iops RW QD: IOPS of one fio run.
+iops() {
+	fio --name=bench --filename="/dev/$DISK" --rw="$1" --bs=4k --direct=1 --ioengine=libaio \
+		--iodepth="$2" --runtime="$SECONDS_PER_RUN" --time_based --output-format=json |
+		jq '[.jobs[0].read.iops, .jobs[0].write.iops] | add | floor'
+}
+iops randread 1 >/dev/null	# warm-up: caches, page tables, the emulator's translation cache
+for rw in randread randwrite; do
+	for qd in 1 32; do
+		alternate "$RUNS" /tmp/stock /tmp/loaded iops "$rw" "$qd"
+		compare "io-$rw-qd$qd" IOPS 0.99 /tmp/stock /tmp/loaded "4k $rw, queue depth $qd"
+	done
+done
+
+# ---- 2. the failure path: a sustained storm of failing pass-through commands ----
+# Every TEST UNIT READY fails with ILLEGAL REQUEST (6.12's scsi_debug error injection):
+# failing commands per second with the pipeline against without.
 SG=$(ls "/sys/block/$DISK/device/scsi_generic/")
 ERRFILE=$(sdebug_error_file)
 FAIL_CMDS=${FAIL_CMDS:-20000}
@@ -78,22 +129,113 @@ if [ -n "$ERRFILE" ]; then
 	turs_per_s >/dev/null	# warm-up
 	alternate "${FAIL_RUNS:-5}" /tmp/fstock /tmp/floaded turs_per_s
 	echo "- 0x00" >"$ERRFILE"
-	fstock=$(median </tmp/fstock)
-	floaded=$(median </tmp/floaded)
-	tap_diag "failing commands/s per run, stock:  $(tr '\n' ' ' </tmp/fstock)"
-	tap_diag "failing commands/s per run, loaded: $(tr '\n' ' ' </tmp/floaded)"
-	tap_diag "$(awk -v s="$fstock" -v l="$floaded" 'BEGIN { printf "failure path: median %d failing commands/s stock, %d with uaevents.ko, ratio %.3f (goal >= 0.9)", s, l, l / s }')"
-	tap_result $([ "${fstock:-0}" -gt 0 ] && [ "${floaded:-0}" -gt 0 ]; echo $?) \
-		"failure-path benchmark ran ($FAIL_CMDS failing commands per run)"
+	compare failure-path "failing commands/s" 0.9 /tmp/fstock /tmp/floaded \
+		"$FAIL_CMDS failing TEST UNIT READYs a run"
 else
-	tap_diag "no scsi_debug error injection on $(uname -r): failure path not measured"
+	tap_diag "no scsi_debug error injection on $(uname -r): figures 2 and 3 not measured"
 fi
+
+# ---- 3. delivery under load: distinct events as fast as the VM raises them ----
+# Four LUs, each failing every TEST UNIT READY with its own ILLEGAL REQUEST code, driven
+# at once.  Coalescing is off, so each failing command is an event of its own, as distinct
+# events are under the default window.  Counted: events raised (commands failed), reaching
+# the subscriber, reaching the journal through uaeventd, the losses and the gaps reported,
+# and CPU seconds per 1,000 events: the kernel's (against the same storm without the
+# module), uaeventd's and journald's.
+STORM_CMDS=${STORM_CMDS:-2000}
+storm() {
+	for lu in /sys/class/scsi_device/"${HCTL%:*}":*; do
+		sg=$(ls "$lu/device/scsi_generic/")
+		sg_turs -n "$STORM_CMDS" "/dev/$sg" >/dev/null 2>&1 &
+	done
+	wait
+}
+codes="0x24 0x20 0x26 0x1a"
+inject_storm() {
+	set -- $codes
+	for lu in /sys/class/scsi_device/"${HCTL%:*}":*; do
+		echo "2 1 0x00 0 0 0x2 0x5 $1 0x00" >"/sys/kernel/debug/scsi_debug/$(basename "$lu")/error"
+		shift
+	done
+}
+clear_storm() {
+	for lu in /sys/class/scsi_device/"${HCTL%:*}":*; do
+		echo "- 0x00" >"/sys/kernel/debug/scsi_debug/$(basename "$lu")/error"
+	done
+}
+# received FILE: events of the storm the subscriber printed, and the gaps it reported.
+received() { jq -s '[map(select(.kind == "sgio" or .kind == "error")) | length, (map(.gap) | add // 0)]' "$1"; }
+journaled() {
+	journalctl -o json -t uaeventd 2>/dev/null |
+		jq -s "map(select(.UAEVENTS_SEQ != null and (.UAEVENTS_SEQ | tonumber) > $1)) | length"
+}
+if [ -n "$ERRFILE" ]; then
+	inject_storm
+	k0=$(kernel_cpu); t0=$(now); storm; t1=$(now); k1=$(kernel_cpu)
+	stock_kernel=$(elapsed "$k0" "$k1") stock_s=$(elapsed "$t0" "$t1")
+	pipeline_up coalesce_ms=0 /tmp/storm.json >/dev/null 2>&1
+	seq0=$(uaectl status --json | jq '.last_seq')
+	u0=$(cpu_of "$UAED") j0=$(cpu_of "$JOURNALD")
+	k0=$(kernel_cpu); t0=$(now); storm; t1=$(now); k1=$(kernel_cpu)
+	raised=$(( $(ls -d /sys/class/scsi_device/"${HCTL%:*}":* | wc -l) * STORM_CMDS ))
+	# Until the subscriber and the journal have what was raised (or stop getting more).
+	sub_done() { [ "$(received /tmp/storm.json | jq '.[0]')" -ge "$raised" ]; }
+	wait_for 120 sub_done
+	t_sub=$(now)
+	jrn_done() { [ "$(journaled "$seq0")" -ge "$raised" ]; }
+	wait_for 300 jrn_done
+	t_jrn=$(now)
+	u1=$(cpu_of "$UAED") j1=$(cpu_of "$JOURNALD")
+	got=$(received /tmp/storm.json | jq '.[0]') gaps=$(received /tmp/storm.json | jq '.[1]')
+	inj=$(journaled "$seq0")
+	status=$(uaectl status --json | jq -c '{lost_unread, queue_full, mcast_overflow, coalesced}')
+	pipeline_down
+	clear_storm
+	per_k() { awk -v c="$1" -v n="$raised" 'BEGIN { printf "%.3f", n > 0 ? c / n * 1000 : 0 }'; }
+	kern=$(awk -v a="$(elapsed "$k0" "$k1")" -v b="$stock_kernel" 'BEGIN { printf "%.3f", a - b }')
+	figure delivery-subscriber "$(awk -v n="$got" -v t="$(elapsed "$t0" "$t_sub")" 'BEGIN { printf "%.0f", n / t }')" "" "" "events/s" \
+		"$got of $raised events reached the subscriber in $(elapsed "$t0" "$t_sub") s (the storm itself took $(elapsed "$t0" "$t1") s, $stock_s s without the module)"
+	figure delivery-journal "$(awk -v n="$inj" -v t="$(elapsed "$t0" "$t_jrn")" 'BEGIN { printf "%.0f", n / t }')" "" "" "events/s" \
+		"$inj of $raised events in the journal after $(elapsed "$t0" "$t_jrn") s"
+	figure delivery-losses "$((raised - got - gaps))" "==" 0 events \
+		"raised $raised, received $got, reported as gaps $gaps; module counters $status"
+	figure cpu-kernel "$(per_k "$kern")" "" "" "s/1000 events" \
+		"kernel CPU for the storm with the pipeline minus without: $(elapsed "$k0" "$k1") - $stock_kernel s"
+	figure cpu-uaeventd "$(per_k "$(elapsed "$u0" "$u1")")" "" "" "s/1000 events" \
+		"uaeventd: $(elapsed "$u0" "$u1") CPU s for $raised events"
+	figure cpu-journald "$(per_k "$(elapsed "$j0" "$j1")")" "" "" "s/1000 events" \
+		"systemd-journald: $(elapsed "$j0" "$j1") CPU s for $inj entries"
+fi
+
+# ---- 6. history and replay: a subscriber that overflowed reads the whole history ----
+# The history is filled with synthetic events (uaectl inject, coalescing off), then a new
+# subscriber replays it from its first sequence number: seconds until it has them all.
+replay() {
+	size=$1
+	insmod /modules/uaevents.ko history_size="$size" coalesce_ms=0
+	uaectl inject --hctl "$HCTL" --sense 700005000000000a00000000240000000000 --count "$size" >/dev/null
+	first=$(uaectl status --json | jq '.history_first_seq')
+	t0=$(now)
+	uaectl monitor --json --since "$first" >/tmp/replay.json 2>/dev/null &
+	mon=$!
+	replayed() { [ "$(wc -l </tmp/replay.json)" -ge "$size" ]; }
+	wait_for 300 replayed
+	t1=$(now)
+	kill "$mon"
+	n=$(wc -l </tmp/replay.json)
+	rmmod uaevents
+	figure "replay-$size" "$(elapsed "$t0" "$t1")" "" "" s \
+		"$n of $size events in the history replayed to a new subscriber"
+}
+replay 4096
+replay 65536
 
 # ---- kernel memory held for queued events: the pool, as /proc/vmallocinfo shows it ----
 insmod /modules/uaevents.ko
 pool=$(grep -m 1 'uae_capture_init' /proc/vmallocinfo | awk '{ print $2 }')
 pending=$(cat /sys/module/uaevents/parameters/max_pending)
-tap_diag "$(awk -v b="$pool" -v n="$pending" 'BEGIN { printf "event pool: %d bytes for max_pending %d: %d bytes per 1,000 queued events (allocated at load)", b, n, b / n * 1000 }')"
-tap_result $([ "${pool:-0}" -gt 0 ]; echo $?) "the event pool shows in /proc/vmallocinfo"
+figure memory-event-pool "$(awk -v b="${pool:-0}" -v n="$pending" 'BEGIN { printf "%d", b / n * 1000 }')" "" "" "bytes/1000 queued events" \
+	"the pool allocated at load: ${pool:-0} bytes for max_pending $pending"
 rmmod uaevents
+tap_result $([ -n "$pool" ]; echo $?) "benchmark ran"
 echo "1..$tap_n" >"$TAP"
