@@ -43,7 +43,6 @@ kmod_load scsi_debug dev_size_mb=64 delay=0 max_luns=4 num_tgts=1
 wait_for 30 scsi_debug_disk >/dev/null || { tap_result 1 "scsi_debug disk"; exit 1; }
 DISK=$(scsi_debug_disk)
 HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 JOURNALD=$(pidof systemd-journald)
 
 listening() { journalctl -t uaeventd -o cat 2>/dev/null | grep -c '^uaeventd: listening'; }
@@ -93,7 +92,7 @@ compare() {
 	paste "$4" "$5" | awk '$1 > 0 { printf "%.4f\n", $2 / $1 }' >/tmp/ratios
 	s=$(median <"$4") l=$(median <"$5")
 	spread=$(quartiles </tmp/ratios)
-	ratio=$(awk -v s="$s" -v l="$l" 'BEGIN { printf "%.3f", s > 0 ? l / s : 0 }')
+	ratio=$(awk -v s="$s" -v l="$l" 'BEGIN { printf "%.3f", (s > 0 ? l / s : 0) }')
 	figure "$1" "$ratio" ">=" "$3" ratio "$6: median $l with the pipeline against $s stock ($2); per-round ratios p25-p75 $(echo "$spread" | tr ' ' '-'), $(wc -l </tmp/ratios) rounds: $(tr '\n' ' ' </tmp/ratios)"
 }
 
@@ -143,59 +142,66 @@ fi
 # and CPU seconds per 1,000 events: the kernel's (against the same storm without the
 # module), uaeventd's and journald's.
 STORM_CMDS=${STORM_CMDS:-2000}
+LUS=$(ls -d /sys/class/scsi_device/"${HCTL%:*}":* | xargs -n 1 basename)
+# storm: prints how many commands failed.
 storm() {
-	for lu in /sys/class/scsi_device/"${HCTL%:*}":*; do
-		sg=$(ls "$lu/device/scsi_generic/")
-		sg_turs -n "$STORM_CMDS" "/dev/$sg" >/dev/null 2>&1 &
+	for lu in $LUS; do
+		sg_turs -n "$STORM_CMDS" "/dev/$(ls "/sys/class/scsi_device/$lu/device/scsi_generic/")" \
+			>"/tmp/turs.$lu" 2>&1 &
 	done
 	wait
+	cat /tmp/turs.* | sed -n 's/.* with \([0-9]*\) errors.*/\1/p' | awk '{ n += $1 } END { print n + 0 }'
 }
-codes="0x24 0x20 0x26 0x1a"
+# inject_storm CODE...: each LU fails every TEST UNIT READY with its own ASC; none: stop.
 inject_storm() {
-	set -- $codes
-	for lu in /sys/class/scsi_device/"${HCTL%:*}":*; do
-		echo "2 1 0x00 0 0 0x2 0x5 $1 0x00" >"/sys/kernel/debug/scsi_debug/$(basename "$lu")/error"
-		shift
+	for lu in $LUS; do
+		if [ $# -gt 0 ]; then
+			echo "2 1 0x00 0 0 0x2 0x5 $1 0x00"
+			shift
+		else
+			echo "- 0x00"
+		fi >"/sys/kernel/debug/scsi_debug/$lu/error"
 	done
 }
-clear_storm() {
-	for lu in /sys/class/scsi_device/"${HCTL%:*}":*; do
-		echo "- 0x00" >"/sys/kernel/debug/scsi_debug/$(basename "$lu")/error"
+# settle COUNTER...: wait until COUNTER's number has not grown for 3 s (at most 10 min);
+# sets $settled to it and $settled_at to when it last grew.
+settle() {
+	settled=-1 settled_at=$(now) quiet=0 start=$(now)
+	while [ "$quiet" -lt 3 ] && [ "$(elapsed "$start" "$(now)" | cut -d. -f1)" -lt 600 ]; do
+		n=$("$@")
+		if [ "$n" != "$settled" ]; then
+			settled=$n settled_at=$(now) quiet=0
+		else
+			quiet=$((quiet + 1))
+		fi
+		sleep 1
 	done
 }
-# received FILE: events of the storm the subscriber printed, and the gaps it reported.
-received() { jq -s '[map(select(.kind == "sgio" or .kind == "error")) | length, (map(.gap) | add // 0)]' "$1"; }
-journaled() {
-	journalctl -o json -t uaeventd 2>/dev/null |
-		jq -s "map(select(.UAEVENTS_SEQ != null and (.UAEVENTS_SEQ | tonumber) > $1)) | length"
-}
+at_subscriber() { grep -c '"kind": *"sgio"' /tmp/storm.json; }
+in_journal() { journalctl -t uaeventd UAEVENTS_KIND=sgio -q -o cat 2>/dev/null | wc -l; }
 if [ -n "$ERRFILE" ]; then
-	inject_storm
-	k0=$(kernel_cpu); t0=$(now); storm; t1=$(now); k1=$(kernel_cpu)
+	inject_storm 0x24 0x20 0x26 0x1a
+	k0=$(kernel_cpu); t0=$(now); stock_raised=$(storm); t1=$(now); k1=$(kernel_cpu)
 	stock_kernel=$(elapsed "$k0" "$k1") stock_s=$(elapsed "$t0" "$t1")
 	pipeline_up coalesce_ms=0 /tmp/storm.json >/dev/null 2>&1
-	seq0=$(uaectl status --json | jq '.last_seq')
+	j_before=$(in_journal)
 	u0=$(cpu_of "$UAED") j0=$(cpu_of "$JOURNALD")
-	k0=$(kernel_cpu); t0=$(now); storm; t1=$(now); k1=$(kernel_cpu)
-	raised=$(( $(ls -d /sys/class/scsi_device/"${HCTL%:*}":* | wc -l) * STORM_CMDS ))
-	# Until the subscriber and the journal have what was raised (or stop getting more).
-	sub_done() { [ "$(received /tmp/storm.json | jq '.[0]')" -ge "$raised" ]; }
-	wait_for 120 sub_done
-	t_sub=$(now)
-	jrn_done() { [ "$(journaled "$seq0")" -ge "$raised" ]; }
-	wait_for 300 jrn_done
-	t_jrn=$(now)
+	k0=$(kernel_cpu); t0=$(now); raised=$(storm); t1=$(now); k1=$(kernel_cpu)
+	settle at_subscriber
+	got=$settled t_sub=$settled_at
+	settle in_journal
+	inj=$((settled - j_before)) t_jrn=$settled_at
 	u1=$(cpu_of "$UAED") j1=$(cpu_of "$JOURNALD")
-	got=$(received /tmp/storm.json | jq '.[0]') gaps=$(received /tmp/storm.json | jq '.[1]')
-	inj=$(journaled "$seq0")
+	gaps=$(jq -s 'map(.gap) | add // 0' /tmp/storm.json)
 	status=$(uaectl status --json | jq -c '{lost_unread, queue_full, mcast_overflow, coalesced}')
 	pipeline_down
-	clear_storm
-	per_k() { awk -v c="$1" -v n="$raised" 'BEGIN { printf "%.3f", n > 0 ? c / n * 1000 : 0 }'; }
+	inject_storm
+	per_k() { awk -v c="$1" -v n="$raised" 'BEGIN { printf "%.3f", (n > 0 ? c / n * 1000 : 0) }'; }
+	rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }'; }
 	kern=$(awk -v a="$(elapsed "$k0" "$k1")" -v b="$stock_kernel" 'BEGIN { printf "%.3f", a - b }')
-	figure delivery-subscriber "$(awk -v n="$got" -v t="$(elapsed "$t0" "$t_sub")" 'BEGIN { printf "%.0f", n / t }')" "" "" "events/s" \
-		"$got of $raised events reached the subscriber in $(elapsed "$t0" "$t_sub") s (the storm itself took $(elapsed "$t0" "$t1") s, $stock_s s without the module)"
-	figure delivery-journal "$(awk -v n="$inj" -v t="$(elapsed "$t0" "$t_jrn")" 'BEGIN { printf "%.0f", n / t }')" "" "" "events/s" \
+	figure delivery-subscriber "$(rate "$got" "$(elapsed "$t0" "$t_sub")")" "" "" "events/s" \
+		"$got of $raised events reached the subscriber in $(elapsed "$t0" "$t_sub") s; the storm took $(elapsed "$t0" "$t1") s ($stock_s s and $stock_raised failures without the module)"
+	figure delivery-journal "$(rate "$inj" "$(elapsed "$t0" "$t_jrn")")" "" "" "events/s" \
 		"$inj of $raised events in the journal after $(elapsed "$t0" "$t_jrn") s"
 	figure delivery-losses "$((raised - got - gaps))" "==" 0 events \
 		"raised $raised, received $got, reported as gaps $gaps; module counters $status"
@@ -218,14 +224,12 @@ replay() {
 	t0=$(now)
 	uaectl monitor --json --since "$first" >/tmp/replay.json 2>/dev/null &
 	mon=$!
-	replayed() { [ "$(wc -l </tmp/replay.json)" -ge "$size" ]; }
-	wait_for 300 replayed
-	t1=$(now)
+	replayed() { wc -l </tmp/replay.json; }
+	settle replayed
 	kill "$mon"
-	n=$(wc -l </tmp/replay.json)
 	rmmod uaevents
-	figure "replay-$size" "$(elapsed "$t0" "$t1")" "" "" s \
-		"$n of $size events in the history replayed to a new subscriber"
+	figure "replay-$size" "$(elapsed "$t0" "$settled_at")" "" "" s \
+		"$settled of $size events in the history (from sequence number $first) replayed to a new subscriber"
 }
 replay 4096
 replay 65536
