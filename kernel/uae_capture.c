@@ -198,8 +198,9 @@ static void uae_fill(struct uae_event *ev, const struct uae_capture *in,
 }
 
 /*
- * Under uae_lock: a pool event filled from @in, or NULL (counted) when max_pending are
- * in flight.
+ * Under uae_lock: a pool event filled from @in, or NULL when max_pending are in flight.
+ * A dropped event is counted, and still takes its sequence numbers (global and of its
+ * group): subscribers, replay and uaeventd then see the hole as a gap, not nothing.
  */
 static struct uae_event *uae_event_new_locked(const struct uae_capture *in,
 					      const struct uae_sense *sense)
@@ -208,6 +209,8 @@ static struct uae_event *uae_event_new_locked(const struct uae_capture *in,
 
 	if (!ev) {
 		atomic64_inc(&uae_stats.queue_full);
+		uae_seq++;
+		uae_group_seq[uae_group_of(in->kind)]++;
 		return NULL;
 	}
 	list_del(&ev->node);

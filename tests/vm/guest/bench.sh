@@ -187,12 +187,14 @@ if [ -n "$ERRFILE" ]; then
 	j_before=$(in_journal)
 	u0=$(cpu_of "$UAED") j0=$(cpu_of "$JOURNALD")
 	k0=$(kernel_cpu); t0=$(now); raised=$(storm); t1=$(now); k1=$(kernel_cpu)
+	# One more event of the group after the storm: a hole at the storm's end shows as a gap.
+	uaectl inject --hctl "$HCTL" --kind sgio --sense 700005000000000a00000000210000000000 >/dev/null
 	settle at_subscriber
-	got=$settled t_sub=$settled_at
+	got=$((settled - 1)) t_sub=$settled_at
 	settle in_journal
 	inj=$((settled - j_before)) t_jrn=$settled_at
 	u1=$(cpu_of "$UAED") j1=$(cpu_of "$JOURNALD")
-	gaps=$(jq -s 'map(.gap) | add // 0' /tmp/storm.json)
+	gaps=$(jq -s 'map(select(.kind == "gap") | .gap) | add // 0' /tmp/storm.json)
 	status=$(uaectl status --json | jq -c '{lost_unread, queue_full, mcast_overflow, coalesced}')
 	pipeline_down
 	inject_storm

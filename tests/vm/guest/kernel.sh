@@ -326,6 +326,41 @@ hot_cycles() {
 check "$CYCLES cycles of adding and removing a scsi_debug host with events raised and held" \
 	hot_cycles
 
+# ---- events the pool cannot hold: counted, and a gap for subscribers ----
+# A storm faster than delivery into the smallest pool (max_pending=16), coalescing off.
+# An event dropped at capture is counted (queue_full) and keeps its sequence numbers, so
+# the subscriber's events and the gaps it is told of add up to every failed command.  A
+# last event after the storm shows a hole at its end.
+if [ -n "$ERRFILE" ]; then
+	rmmod uaevents && insmod /modules/uaevents.ko max_pending=16 coalesce_ms=0
+	uaectl monitor --json >/tmp/pool.json 2>/tmp/pool.err &
+	pool_mon=$!
+	sleep 1
+	echo "2 1 0x00 0 0 0x2 0x5 0x24 0x00" >"$ERRFILE"
+	sg_turs -n 2000 "/dev/$SG" >/tmp/pool-turs.1 2>&1 &
+	t1=$!
+	sg_turs -n 2000 "/dev/$SG" >/tmp/pool-turs.2 2>&1 &
+	t2=$!
+	wait "$t1" "$t2"
+	echo "- 0x00" >"$ERRFILE"
+	sleep 1
+	# Of the same group (a hole is seen in the numbers of the subscriber's groups).
+	uaectl inject --hctl "$HCTL" --kind sgio --sense 700005000000000a00000000200000000000 >/dev/null
+	pool_last=$(stat_of last_seq)
+	pool_done() { jq -n -e --argjson l "$pool_last" 'any(inputs; .seq == $l)' /tmp/pool.json >/dev/null; }
+	wait_for 60 pool_done
+	kill "$pool_mon"
+	pool_failed=$(sed -n 's/.*with \([0-9]*\) errors.*/\1/p' /tmp/pool-turs.* | awk '{ n += $1 } END { print n + 0 }')
+	pool_full=$(stat_of queue_full)
+	pool_got=$(jq -s 'map(select(.kind == "sgio" and .asc == 36)) | length' /tmp/pool.json)
+	pool_gaps=$(jq -s 'map(select(.kind == "gap") | .gap) | add // 0' /tmp/pool.json)
+	tap_diag "pool storm: $pool_failed failed commands, $pool_got events received, gaps of $pool_gaps reported, queue_full $pool_full, last seq $pool_last"
+	check "the storm overran the 16-event pool (queue_full > 0)" [ "${pool_full:-0}" -gt 0 ]
+	check "events received and gaps reported add up to every failed command" \
+		[ $((pool_got + pool_gaps)) -eq "${pool_failed:-0}" ]
+	rmmod uaevents && insmod /modules/uaevents.ko
+fi
+
 # ---- rmmod/insmod with live subscribers ----
 reload_cycles() {
 	for i in $(seq "$CYCLES"); do
