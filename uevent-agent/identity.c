@@ -265,6 +265,13 @@ static int multipathd(char *const argv[], char *out, size_t size)
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
 	pid = fork();
+	if (pid < 0) {
+		int err = errno;
+
+		close(p[0]);
+		close(p[1]);
+		return -err;
+	}
 	if (pid == 0) {
 		sigset_t none;
 
@@ -278,13 +285,11 @@ static int multipathd(char *const argv[], char *out, size_t size)
 		_exit(127);
 	}
 	close(p[1]);
-	while (pid > 0 && (n = read(p[0], out + got, size - 1 - got)) > 0)
+	while ((n = read(p[0], out + got, size - 1 - got)) > 0)
 		got += (size_t)n;
 	close(p[0]);
 	out[got] = '\0';
 	out[strcspn(out, "\n")] = '\0';
-	if (pid < 0)
-		return -errno;
 	waitpid(pid, &status, 0);
 	/* Its exit status is 0 also when the daemon answers "fail". */
 	return WIFEXITED(status) && !WEXITSTATUS(status) && !strncmp(out, "ok", 2) ? 0 : -EIO;
