@@ -31,7 +31,8 @@ fi
 kernel=${1:?usage: report.sh KERNEL TAP-LOG OUT.json} log=${2:?} out=${3:?}
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 qemu=$(qemu-system-x86_64 --version | sed -n 's/^QEMU emulator version \([^ ]*\).*/\1/p')
-sed -n 's/^# BENCH //p' "$log" | jq -s --arg k "$kernel" --arg cpu "$cpu" --arg q "$qemu" \
+release=$(sed -n 's/^# BENCH-KERNEL //p' "$log")
+sed -n 's/^# BENCH //p' "$log" | jq -s --arg k "$kernel${release:+ ($release)}" --arg cpu "$cpu" --arg q "$qemu" \
 	--argjson cores "$(nproc)" --arg date "$(date -u +%Y-%m-%dT%H:%MZ)" \
 	'{kernel: $k, date: $date, machine: {cpu: $cpu, cores: $cores, qemu: $q}, figures: .}' >"$out"
 if [ "$(jq '.figures | length' "$out")" -eq 0 ]; then

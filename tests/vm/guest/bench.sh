@@ -35,6 +35,7 @@ kernel_cpu() {
 	awk -v hz=100 '/^cpu / { printf "%.3f", ($4 + $7 + $8) / hz }' /proc/stat
 }
 
+tap_diag "BENCH-KERNEL $(uname -r)"
 start_journald >/dev/null 2>&1
 kmod_load sd_mod
 kmod_load sg
@@ -237,7 +238,7 @@ replay() {
 	uaectl inject --hctl "$HCTL" --sense 700005000000000a00000000240000000000 --count "$size" >/dev/null
 	first=$(uaectl status --json | jq '.history_first_seq')
 	t0=$(now)
-	uaectl monitor --json --since "$first" >/tmp/replay.json 2>/dev/null &
+	uaectl monitor --json --since "$((first - 1))" >/tmp/replay.json 2>/dev/null &
 	mon=$!
 	replayed() { wc -l </tmp/replay.json; }
 	settle replayed
