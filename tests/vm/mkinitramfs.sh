@@ -47,6 +47,7 @@ copy_elf /usr/bin/jq /usr/bin/jq
 copy_elf /bin/bash /bin/bash
 copy_elf "$userbin/examples/monitor-poll" /usr/bin/monitor-poll
 copy_elf "$userbin/tests/uae-forge" /usr/bin/uae-forge
+copy_elf "$userbin/tests/uae-latency" /usr/bin/uae-latency
 copy_elf /usr/bin/sg_raw /usr/bin/sg_raw
 copy_elf /usr/bin/sg_turs /usr/bin/sg_turs
 copy_elf /usr/bin/fio /usr/bin/fio

@@ -229,6 +229,71 @@ if [ -n "$ERRFILE" ]; then
 		"systemd-journald: $(elapsed "$j0" "$j1") CPU s for $inj entries"
 fi
 
+# ---- 4. latency: from the CHECK CONDITION to the subscriber, the journal, and udev ----
+# LAT_N capacity changes on the disk, a little over a coalescing window apart (so each is
+# published at once, as the first of its kind).  The module stamps each event when the
+# midlayer gets the CHECK CONDITION; uae-latency stamps its arrival at a libuaevents
+# subscriber, journald stamps uaeventd's entry, and uae-latency run by a udev rule stamps
+# the stock kernel's SDEV_UA uevent, each against the capture just before it.
+LAT_N=${LAT_N:-40}
+# percentiles FILE: "P50 P99" of the milliseconds in FILE.
+percentiles() {
+	sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR == 0) { print "0 0"; exit }
+		i = int(NR * 0.99 + 0.99); if (i > NR) i = NR
+		printf "%.2f %.2f\n", v[int((NR + 1) / 2)], v[i] }'
+}
+mkdir -p /run/udev /etc/udev/rules.d
+cat >/etc/udev/rules.d/50-sdev-ua-latency.rules <<'EOC'
+ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="CAPACITY_DATA_HAS_CHANGED", RUN+="/usr/bin/uae-latency stamp /tmp/lat-udev"
+EOC
+/lib/systemd/systemd-udevd --daemon
+if wait_for 10 test -S /run/udev/control; then
+	udevadm settle
+	echo 1 >"/sys/block/$DISK/device/evt_capacity_change_reported"
+	pipeline_up "" /dev/null >/dev/null 2>&1
+	instance=$(uaectl status --json | jq -r '.instance')
+	rm -f /tmp/lat-udev
+	uae-latency subscribe "$LAT_N" /tmp/lat-sub >/tmp/lat-ready 2>&1 &
+	lat_pid=$!
+	wait_for 10 grep -q ready /tmp/lat-ready
+	for i in $(seq "$LAT_N"); do
+		echo $((i % 2 + 1)) >"$SDEBUG/virtual_gb"
+		touch_disk "$DISK"
+		sleep 1.2
+	done
+	settle sh -c 'journalctl -t uaeventd UAEVENTS_EVENT=CAPACITY_DATA_HAS_CHANGED -q -o cat | wc -l'
+	kill "$lat_pid" 2>/dev/null
+	pipeline_down
+	# Milliseconds from capture: to the subscriber, to the journal, to udev's RUN program.
+	awk '{ printf "%.3f\n", ($3 - $2) / 1e6 }' /tmp/lat-sub >/tmp/lat-sub.ms
+	journalctl -t uaeventd UAEVENTS_EVENT=CAPACITY_DATA_HAS_CHANGED -o json |
+		jq -r --arg i "$instance" 'select(.UAEVENTS_INSTANCE == $i and .UAEVENTS_HCTL == "'"$HCTL"'") |
+		"\(.__REALTIME_TIMESTAMP) \(.UAEVENTS_TIMESTAMP_NS)"' |
+		awk '{ printf "%.3f\n", ($1 * 1000 - $2) / 1e6 }' >/tmp/lat-jrn.ms
+	awk '{ print $2 }' /tmp/lat-sub | sort -n >/tmp/lat-captured
+	sort -n /tmp/lat-udev 2>/dev/null | awk 'NR == FNR { c[++n] = $1; next }
+		{ best = 0; for (i = 1; i <= n; i++) if (c[i] <= $1) best = c[i]
+		  if (best) printf "%.3f\n", ($1 - best) / 1e6 }' /tmp/lat-captured - >/tmp/lat-udev.ms
+	set -- $(percentiles /tmp/lat-sub.ms)
+	sub50=$1 sub99=$2
+	set -- $(percentiles /tmp/lat-jrn.ms)
+	jrn50=$1 jrn99=$2
+	set -- $(percentiles /tmp/lat-udev.ms)
+	udev50=$1 udev99=$2
+	n_sub=$(wc -l </tmp/lat-sub.ms) n_jrn=$(wc -l </tmp/lat-jrn.ms) n_udev=$(wc -l </tmp/lat-udev.ms)
+	figure latency-subscriber-p50 "$sub50" "" "" ms "$n_sub capacity changes; p99 $sub99 ms"
+	figure latency-journal-p50 "$jrn50" "" "" ms "$n_jrn journal entries of uaeventd; p99 $jrn99 ms"
+	figure latency-stock-udev-p50 "$udev50" "" "" ms \
+		"$n_udev SDEV_UA uevents to a udev RUN program (the stock path); p99 $udev99 ms"
+	if [ "$n_sub" -gt 0 ] && [ "$n_udev" -gt 0 ]; then
+		figure latency-subscriber-vs-stock \
+			"$(awk -v a="$sub50" -v b="$udev50" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')" \
+			"<=" 1 ratio "p50 to the subscriber over p50 to udev's RUN program; p99s $sub99 and $udev99 ms"
+	fi
+else
+	tap_diag "systemd-udevd did not start: latency not measured"
+fi
+
 # ---- 6. history and replay: a subscriber that overflowed reads the whole history ----
 # The history is filled with synthetic events (uaectl inject, coalescing off), then a new
 # subscriber replays it from its first sequence number: seconds until it has them all.
