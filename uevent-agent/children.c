@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * uaeventd: its children's cgroups (children.h).
+ * uaeventd: its children's cgroups (children.h), and commands run from a job child.
  *
  * cgroup v2's rule: a cgroup with children cgroups holds no processes of its own once
  * controllers are enabled, so the daemon moves itself into a leaf ("daemon") next to its
  * children's.  A cgroup is killed with cgroup.kill (Linux 5.14), all its processes at once.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -193,4 +195,46 @@ void uaed_child_done(struct uaed_child *c)
 	}
 	c->cgroup_fd = -1;
 	c->pid = 0;
+}
+
+int uaed_run_wait(const char *file, char *const argv[], char *out, size_t size)
+{
+	static char *const env[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	int p[2] = { -1, -1 }, status = 0, err;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (out && pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		extern char **environ;
+		sigset_t none;
+
+		/* Not the daemon's blocked signals: the command may wait for children. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (out) {
+			dup2(p[1], STDOUT_FILENO);
+			dup2(p[1], STDERR_FILENO);
+		}
+		environ = (char **)env;
+		execvp(file, argv);
+		dprintf(STDERR_FILENO, "cannot run %s: %m", file);
+		_exit(127);
+	}
+	err = errno;
+	if (out) {
+		close(p[1]);
+		while (pid > 0 && (n = read(p[0], out + got, size - 1 - got)) > 0)
+			got += (size_t)n;
+		close(p[0]);
+		out[got] = '\0';
+		out[strcspn(out, "\n")] = '\0';
+	}
+	if (pid < 0)
+		return -err;
+	waitpid(pid, &status, 0);
+	return status;
 }

@@ -36,4 +36,12 @@ void uaed_child_kill(const struct uaed_child *c);
  * cgroup, at once or, while the killed processes still exit, a little later.
  */
 void uaed_child_done(struct uaed_child *c);
+/*
+ * From a job child (a scan or rescan, itself killed with all it started on its timeout):
+ * run @file (found in a fixed PATH unless absolute) with @argv and only that PATH in its
+ * environment and no blocked signal, and wait for it.  Its output goes to @out (up to
+ * @size, the first line kept) or, without @out, where the job's goes (the journal).
+ * Returns its wait status, or -errno when it could not be started.
+ */
+int uaed_run_wait(const char *file, char *const argv[], char *out, size_t size);
 #endif

@@ -14,9 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/wait.h>
@@ -29,6 +27,7 @@
 #include <scsi/sg_unaligned.h>
 #include <systemd/sd-journal.h>
 
+#include "children.h"
 #include "identity.h"
 #include "stale.h"
 #include "sysfs.h"
@@ -257,42 +256,11 @@ static bool mpath_of(const struct uaed_lun *l, const char *disk, char *map, size
 /* multipathd's client with @argv, its answer in @out; 0 when it answered "ok". */
 static int multipathd(char *const argv[], char *out, size_t size)
 {
-	int p[2], status = 0;
-	size_t got = 0;
-	ssize_t n;
-	pid_t pid;
+	int status = uaed_run_wait("multipathd", argv, out, size);
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int err = errno;
-
-		close(p[0]);
-		close(p[1]);
-		return -err;
-	}
-	if (pid == 0) {
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		dup2(p[1], STDOUT_FILENO);
-		dup2(p[1], STDERR_FILENO);
-		setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
-		execvp("multipathd", argv);
-		dprintf(STDOUT_FILENO, "cannot run multipathd: %m");
-		_exit(127);
-	}
-	close(p[1]);
-	while ((n = read(p[0], out + got, size - 1 - got)) > 0)
-		got += (size_t)n;
-	close(p[0]);
-	out[got] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	waitpid(pid, &status, 0);
 	/* Its exit status is 0 also when the daemon answers "fail". */
-	return WIFEXITED(status) && !WEXITSTATUS(status) && !strncmp(out, "ok", 2) ? 0 : -EIO;
+	return status >= 0 && WIFEXITED(status) && !WEXITSTATUS(status) &&
+	       !strncmp(out, "ok", 2) ? 0 : -EIO;
 }
 
 /*

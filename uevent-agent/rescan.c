@@ -395,26 +395,12 @@ static int do_rescan_wwid(const struct uaed_config *cfg, const struct uaed_event
 				"UAEVENTS_ACTION=resize-skipped", "UAEVENTS_WWID=%s", e->wwid,
 				NULL);
 	} else if (cfg->resize_command[0]) {
-		pid_t pid = fork();
+		char *argv[] = { (char *)cfg->resize_command, (char *)e->wwid, NULL };
+		int status = uaed_run_wait(cfg->resize_command, argv, NULL, 0);
 
-		if (pid == 0) {
-			char *argv[] = { (char *)cfg->resize_command, (char *)e->wwid, NULL };
-			char *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
-			sigset_t none;
-
-			/* Not the daemon's blocked signals: the command may wait for children. */
-			sigemptyset(&none);
-			sigprocmask(SIG_SETMASK, &none, NULL);
-			execve(cfg->resize_command, argv, envp);
-			_exit(127);
-		}
-		if (pid > 0) {
-			int status = 0;
-
-			waitpid(pid, &status, 0);
-			/* Its own output goes to the daemon's (the journal); its verdict too. */
+		/* Its own output goes to the daemon's (the journal); its verdict too. */
+		if (status >= 0)
 			log_resize(cfg->resize_command, e->wwid, status);
-		}
 	}
 	return 0;
 }
