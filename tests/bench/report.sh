@@ -3,7 +3,7 @@
 # JSON file per kernel, with the kernel and the machine, and as a table; or two such files
 # side by side.
 #
-#   report.sh KERNEL TAP-LOG OUT.json     the JSON file, then the table
+#   report.sh KERNEL OUT.json TAP-LOG...  the JSON file, then the table
 #   report.sh --compare OLD.json NEW.json  each figure of both, and the change
 set -eu
 
@@ -28,15 +28,16 @@ if [ "${1:-}" = --compare ]; then
 	exit 0
 fi
 
-kernel=${1:?usage: report.sh KERNEL TAP-LOG OUT.json} log=${2:?} out=${3:?}
+kernel=${1:?usage: report.sh KERNEL OUT.json TAP-LOG...} out=${2:?}
+shift 2
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 qemu=$(qemu-system-x86_64 --version | sed -n 's/^QEMU emulator version \([^ ]*\).*/\1/p')
-release=$(sed -n 's/^# BENCH-KERNEL //p' "$log")
-sed -n 's/^# BENCH //p' "$log" | jq -s --arg k "$kernel${release:+ ($release)}" --arg cpu "$cpu" --arg q "$qemu" \
+release=$(cat "$@" | sed -n 's/^# BENCH-KERNEL //p' | head -n 1)
+cat "$@" | sed -n 's/^# BENCH //p' | jq -s --arg k "$kernel${release:+ ($release)}" --arg cpu "$cpu" --arg q "$qemu" \
 	--argjson cores "$(nproc)" --arg date "$(date -u +%Y-%m-%dT%H:%MZ)" \
 	'{kernel: $k, date: $date, machine: {cpu: $cpu, cores: $cores, qemu: $q}, figures: .}' >"$out"
 if [ "$(jq '.figures | length' "$out")" -eq 0 ]; then
-	echo "report.sh: no figures in $log" >&2
+	echo "report.sh: no figures in $*" >&2
 	exit 1
 fi
 table "$out"

@@ -50,6 +50,9 @@ copy_elf "$userbin/tests/uae-forge" /usr/bin/uae-forge
 copy_elf "$userbin/tests/uae-latency" /usr/bin/uae-latency
 copy_elf /usr/bin/sg_raw /usr/bin/sg_raw
 copy_elf /usr/bin/sg_turs /usr/bin/sg_turs
+# sg3_utils' rescan-scsi-bus.sh, the hand-run tool bench-scale.sh compares against.
+copy_elf /usr/bin/sg_inq /usr/bin/sg_inq
+cp /usr/bin/rescan-scsi-bus.sh "$stage/usr/bin/"
 copy_elf /usr/bin/fio /usr/bin/fio
 copy_elf /usr/bin/setpriv /usr/bin/setpriv
 copy_elf /bin/udevadm /usr/bin/udevadm

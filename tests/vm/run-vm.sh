@@ -61,7 +61,7 @@ fi
 # TCG only: this machine has no KVM.  The guest powers itself off when the script ends.
 # shellcheck disable=SC2086
 timeout "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
-	-machine pc -accel tcg -m 1024 -smp 1 \
+	-machine pc -accel tcg -m "${UAE_VM_MEM:-1024}" -smp 1 \
 	-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$out/initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 oops=panic uae.script=$script $append ${UAE_VM_APPEND:-}" \
 	-display none -monitor none -nic none -no-reboot \

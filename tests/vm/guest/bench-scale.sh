@@ -1,0 +1,192 @@
+#!/bin/sh
+# make bench, figure 5: scale.  1,024 LUs (8 targets of 128 LUNs), each seen through two
+# scsi_debug hosts with one WWID (vpd_use_hostno=0): 2,048 paths.  The host's I/O is one
+# TEST UNIT READY on every path, the same in every round: that is how each path learns of
+# a change.  uaevents (module, uaeventd with the shipped multipath-resize hook) against the
+# stock kernel with libstoragemgmt's udev rule, and, for capacity, against sg3_utils'
+# rescan-scsi-bus.sh -s run once by hand.  Rescans and scans are counted where the kernel
+# does them (kprobes on scsi_rescan_device and scsi_scan_host_selected), whoever asks.
+# uae.scale_tgts=N and uae.scale_luns=N on the kernel command line (UAE_VM_APPEND) change
+# the size.
+. /bin/lib.sh
+. /bin/bench-lib.sh
+
+TGTS=8 LUNS=128
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	uae.scale_tgts=*) TGTS=${arg#*=} ;;
+	uae.scale_luns=*) LUNS=${arg#*=} ;;
+	esac
+done
+LUS=$((TGTS * LUNS)) PATHS=$((2 * TGTS * LUNS)) NEXUS=$((2 * TGTS))
+
+tap_diag "BENCH-KERNEL $(uname -r)"
+start_journald >/dev/null 2>&1
+kmod_load sd_mod
+kmod_load sg
+disks() { ls /sys/block | grep -c '^sd'; }
+t0=$(now)
+kmod_load scsi_debug dev_size_mb=8 delay=0 num_tgts="$TGTS" max_luns="$LUNS" add_host=2 \
+	vpd_use_hostno=0
+wait_for 1200 sh -c "[ \$(ls /sys/block | grep -c '^sd') -eq $PATHS ]" || {
+	tap_result 1 "scsi_debug attached $PATHS paths (saw $(disks))"
+	exit 1
+}
+figure scale-attach "$(elapsed "$t0" "$(now)")" "" "" s \
+	"$PATHS paths of $LUS LUs ($TGTS targets of $LUNS LUNs, 2 hosts) attached by the stock scan"
+tap_diag "stock event reporting on a path: $(cd "/sys/block/sda/device" && grep -H . evt_* | tr '\n' ' ')"
+for d in /sys/class/scsi_device/*/device/scsi_generic/*; do basename "$d"; done >/tmp/sgs
+# Every path's one command: a TEST UNIT READY, as the host's own I/O would send.
+touch_all() { while read -r sg; do sg_turs "/dev/$sg" >/dev/null 2>&1; done </tmp/sgs; }
+# Every unit attention still pending reported, with nothing listening: a clean start.
+drain() { while read -r sg; do sg_turs -n 4 "/dev/$sg" >/dev/null 2>&1; done </tmp/sgs; }
+at_size() { cat /sys/block/sd*/size | grep -c "^$1\$"; }
+# evt_on EVENT: the stock kernel's SDEV_UA uevent for EVENT, on every path (off by default).
+evt_on() { for f in /sys/block/sd*/device/evt_"$1"; do echo 1 >"$f"; done; }
+/lib/systemd/systemd-udevd --daemon
+wait_for 30 test -S /run/udev/control && udevadm settle --timeout=600
+
+# The kernel's own counts: a kprobe's hits are counted with tracing off.
+T=/sys/kernel/tracing
+[ -e "$T/kprobe_events" ] || mount -t tracefs tracefs "$T"
+echo 'p:uae_bench/rescan scsi_rescan_device' >>"$T/kprobe_events"
+echo 'p:uae_bench/scan scsi_scan_host_selected' >>"$T/kprobe_events"
+echo 0 >"$T/tracing_on"
+echo 1 >"$T/events/uae_bench/enable"
+hits() { awk -v e="$1" '$1 == e || $1 == "uae_bench/" e { print $2 }' "$T/kprobe_profile"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+# The kernel's memory for events: what uaevents.ko allocated with vmalloc (pool, history).
+kmem_kb() { awk '/\[uaevents\]/ { n += $2 } END { print int(n / 1024) }' /proc/vmallocinfo; }
+# wait_size SIZE SECONDS: until every path shows SIZE sectors; sets $t_size.
+wait_size() {
+	wait_for "$2" sh -c "[ \$(cat /sys/block/sd*/size | grep -c '^$1\$') -eq $PATHS ]"
+	t_size=$(now)
+}
+GB=2097152
+
+# ---- uaevents: the module, uaeventd with the multipath-resize hook ----
+mkdir -p /etc/uaevents
+cat >/etc/uaevents/uaeventd.conf <<'EOC'
+[rescan]
+resize_command = /usr/share/uaevents/hooks/multipath-resize
+EOC
+insmod /modules/uaevents.ko
+uaeventd 2>>/tmp/uaeventd.err &
+UAED=$!
+wait_for 60 sh -c "journalctl -t uaeventd -o cat | grep -q '^uaeventd: listening'"
+rss0=$(rss_kb "$UAED") kmem0=$(kmem_kb)
+journal_count() { journalctl -t uaeventd "UAEVENTS_ACTION=$1" -q -o cat 2>/dev/null | wc -l; }
+
+# (a) capacity grows on every LU.
+r0=$(hits rescan) t0=$(now)
+echo 1 >"$SDEBUG/virtual_gb"
+touch_all
+t_touched=$(now)
+wait_size $GB 1200
+settle journal_count resize
+r1=$(hits rescan)
+journalctl -t uaeventd UAEVENTS_ACTION=resize -o json -q | jq -s '[group_by(.UAEVENTS_WWID)[] | length]' >/tmp/resizes.json
+figure scale-capacity-paths "$(at_size $GB)" "==" "$PATHS" paths \
+	"paths showing the new size, uaevents; every path touched once in $(elapsed "$t0" "$t_touched") s"
+figure scale-capacity-seconds "$(elapsed "$t0" "$t_size")" "" "" s \
+	"from the capacity change until every path shows the new size, uaevents"
+figure scale-rescans-per-path "$(ratio $((r1 - r0)) "$PATHS")" "==" 1 ratio \
+	"$((r1 - r0)) rescans (scsi_rescan_device) of $PATHS paths, uaevents"
+figure scale-resizes-per-wwid "$(ratio "$settled" "$LUS")" "==" 1 ratio \
+	"$settled resize commands for $(jq length /tmp/resizes.json) of $LUS WWIDs, at most $(jq 'max // 0' /tmp/resizes.json) for one"
+
+# (b) a LUN is added to every target.
+s0=$(hits scan) t0=$(now)
+echo $((LUNS + 1)) >"$SDEBUG/max_luns"
+touch_all
+wait_for 1200 sh -c "[ \$(ls /sys/block | grep -c '^sd') -eq $((PATHS + NEXUS)) ]"
+t_added=$(now)
+settle journal_count scan-target
+s1=$(hits scan)
+figure scale-added-luns "$(($(disks) - PATHS))" "==" "$NEXUS" paths \
+	"new LUN paths found in $(elapsed "$t0" "$t_added") s, uaevents"
+figure scale-scans-per-nexus "$(ratio "$settled" "$NEXUS")" "==" 1 ratio \
+	"$settled target scans by uaeventd for $NEXUS I_T nexuses; $((s1 - s0)) host scan requests (one per new LUN), uaevents"
+figure scale-uaeventd-rss "$(rss_kb "$UAED")" "" "" KiB \
+	"uaeventd's resident memory with $PATHS paths, after both storms; $rss0 KiB when it started"
+figure scale-kernel-event-memory "$(kmem_kb)" "" "" KiB \
+	"vmalloc memory of uaevents.ko (event pool and history) after both storms; $kmem0 KiB at load"
+kill "$UAED"
+wait "$UAED" 2>/dev/null
+rmmod uaevents
+# Back to the start: the added LUNs gone, the old size.
+for d in /sys/class/scsi_device/*:"$LUNS"/device/delete; do echo 1 >"$d"; done
+echo "$LUNS" >"$SDEBUG/max_luns"
+drain
+
+# ---- the stock kernel with libstoragemgmt's rule (tools/udev/90-scsi-ua.rules) ----
+# As it ships, its capacity rules are commented out; then with them on.  Its
+# scan-scsi-target: a stand-in that records each call and scans as it does.
+cat >/usr/lib/udev/rules.d/90-scsi-ua.rules <<'EOC'
+#ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="CAPACITY_DATA_HAS_CHANGED", TEST=="rescan", ATTR{rescan}="x"
+ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="REPORTED_LUNS_DATA_HAS_CHANGED", RUN+="scan-scsi-target $env{DEVPATH}"
+EOC
+mkdir -p /lib/udev
+cat >/lib/udev/scan-scsi-target <<'EOC'
+#!/bin/sh
+echo "$1" >>/tmp/lsm-scans
+host=$(echo "$1" | sed -n 's|.*/host\([0-9]*\)/target\([0-9]*\):\([0-9]*\):\([0-9]*\)/.*|\1 \3 \4|p')
+set -- $host
+echo "$2 $3 -" >"/sys/class/scsi_host/host$1/scan"
+EOC
+chmod 0755 /lib/udev/scan-scsi-target
+ln -sf /lib/udev/scan-scsi-target /usr/lib/udev/scan-scsi-target
+udevadm control --reload
+evt_on capacity_change_reported
+evt_on lun_change_reported
+
+r0=$(hits rescan)
+echo 2 >"$SDEBUG/virtual_gb"
+touch_all
+udevadm settle --timeout=600
+sleep 5
+figure scale-capacity-paths-rule-as-shipped "$(at_size $((2 * GB)))" "" "" paths \
+	"paths at the new size, stock kernel with libstoragemgmt's rule as it ships; $(($(hits rescan) - r0)) rescans"
+
+sed -i 's/^#ACTION/ACTION/' /usr/lib/udev/rules.d/90-scsi-ua.rules
+udevadm control --reload
+r0=$(hits rescan) t0=$(now)
+echo 3 >"$SDEBUG/virtual_gb"
+touch_all
+wait_size $((3 * GB)) 1200
+udevadm settle --timeout=600
+figure scale-capacity-paths-rule "$(at_size $((3 * GB)))" "" "" paths \
+	"paths at the new size, libstoragemgmt's rule with its capacity lines on: no multipath resize"
+figure scale-capacity-seconds-rule "$(elapsed "$t0" "$t_size")" "" "" s \
+	"until every path shows the new size, libstoragemgmt's rule with its capacity lines on"
+figure scale-rescans-per-path-rule "$(ratio $(($(hits rescan) - r0)) "$PATHS")" "" "" ratio \
+	"$(($(hits rescan) - r0)) rescans of $PATHS paths, libstoragemgmt's rule with its capacity lines on"
+
+rm -f /tmp/lsm-scans
+s0=$(hits scan) t0=$(now)
+echo $((LUNS + 1)) >"$SDEBUG/max_luns"
+touch_all
+wait_for 1200 sh -c "[ \$(ls /sys/block | grep -c '^sd') -eq $((PATHS + NEXUS)) ]"
+t_added=$(now)
+udevadm settle --timeout=1200
+figure scale-added-luns-rule "$(($(disks) - PATHS))" "" "" paths \
+	"new LUN paths found in $(elapsed "$t0" "$t_added") s, libstoragemgmt's rule"
+figure scale-scans-per-nexus-rule "$(ratio "$(wc -l </tmp/lsm-scans)" "$NEXUS")" "" "" ratio \
+	"$(wc -l </tmp/lsm-scans) target scans by libstoragemgmt's rule, one per SDEV_UA uevent, for $NEXUS I_T nexuses; $(($(hits scan) - s0)) host scan requests"
+rm -f /usr/lib/udev/rules.d/90-scsi-ua.rules
+udevadm control --reload
+for d in /sys/class/scsi_device/*:"$LUNS"/device/delete; do echo 1 >"$d"; done
+
+# ---- sg3_utils' rescan-scsi-bus.sh -s, run once by hand ----
+r0=$(hits rescan) t0=$(now)
+echo 4 >"$SDEBUG/virtual_gb"
+rescan-scsi-bus.sh -s >/tmp/rescan-scsi-bus.log 2>&1
+t1=$(now)
+figure scale-capacity-paths-rescan-scsi-bus "$(at_size $((4 * GB)))" "" "" paths \
+	"paths at the new size after rescan-scsi-bus.sh -s (no multipath map resized here: none exist)"
+figure scale-capacity-seconds-rescan-scsi-bus "$(elapsed "$t0" "$t1")" "" "" s \
+	"rescan-scsi-bus.sh -s over $PATHS paths; $(($(hits rescan) - r0)) rescans"
+
+tap_result 0 "scale benchmark ran"
+echo "1..$tap_n" >"$TAP"
