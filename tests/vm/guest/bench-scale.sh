@@ -83,7 +83,7 @@ r0=$(hits rescan) t0=$(now)
 echo 1 >"$SDEBUG/virtual_gb"
 touch_all
 t_touched=$(now)
-wait_size $GB 1200
+wait_size $GB 600
 settle journal_count resize
 r1=$(hits rescan)
 journalctl -t uaeventd UAEVENTS_ACTION=resize -o json -q | jq -s '[group_by(.UAEVENTS_WWID)[] | length]' >/tmp/resizes.json
@@ -154,7 +154,7 @@ udevadm control --reload
 r0=$(hits rescan) t0=$(now)
 echo 3 >"$SDEBUG/virtual_gb"
 touch_all
-wait_size $((3 * GB)) 1200
+wait_size $((3 * GB)) 600
 udevadm settle --timeout=600
 figure scale-capacity-paths-rule "$(at_size $((3 * GB)))" "" "" paths \
 	"paths at the new size, libstoragemgmt's rule with its capacity lines on: no multipath resize"
