@@ -29,7 +29,12 @@
 #include "stale.h"
 #include "sysfs.h"
 
-#define SLOTS 64
+/*
+ * Jobs (children) running at once.  Every LU of a big array can report at the same
+ * moment (1,024 capacity changes in make bench's figure 5): each job waits its turn, in
+ * the order it came, rather than a fork and a cgroup per LU at once.
+ */
+#define MAX_RUNNING 16
 
 /* EMPTY_TARGET: the reconciler's scan of a target with no LU here (no report came). */
 enum action { SCAN_TARGET, EMPTY_TARGET, RESCAN_WWID, RESCAN_DEVICE, RECONCILE };
@@ -56,6 +61,7 @@ struct pending {
 	bool cooling;			/* done; the window in which its echoes arrive */
 	bool verify;			/* this run answers reports after a scan */
 	bool waiting;			/* due, but another job runs on its target */
+	unsigned long long due;		/* when it began waiting: the order jobs start in */
 	bool killed;			/* by its deadline */
 	sd_event_source *child;
 	sd_event_source *deadline;	/* kills the child after rescan_timeout_s */
@@ -71,7 +77,12 @@ struct uaed_rescan {
 	unsigned int n_counted;
 	char (*idle)[16];
 	unsigned int n_idle;
-	struct pending slot[SLOTS];
+	/* Pending work, one per key; each allocated once and reused, never moved. */
+	struct pending **slot;
+	unsigned int n_slot;
+	struct pending *run[MAX_RUNNING];	/* the jobs running now */
+	unsigned int n_running;
+	unsigned long long n_due;
 };
 
 static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata);
@@ -104,11 +115,13 @@ void uaed_rescan_free(struct uaed_rescan *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < SLOTS; i++) {
-		sd_event_source_disable_unref(r->slot[i].timer);
-		sd_event_source_disable_unref(r->slot[i].child);
-		sd_event_source_disable_unref(r->slot[i].deadline);
+	for (unsigned int i = 0; i < r->n_slot; i++) {
+		sd_event_source_disable_unref(r->slot[i]->timer);
+		sd_event_source_disable_unref(r->slot[i]->child);
+		sd_event_source_disable_unref(r->slot[i]->deadline);
+		free(r->slot[i]);
 	}
+	free(r->slot);
 	uaed_removals_free(r->removals);
 	sd_event_source_disable_unref(r->reconcile_timer);
 	free(r->counted);
@@ -469,28 +482,39 @@ static bool conflict(const struct pending *p, const struct pending *q)
 	       !strcmp(p->e.wwid, q->e.wwid);
 }
 
-/* Another job runs on one of its targets: one at a time per target, as documented. */
+/*
+ * Another job runs on one of its targets (one at a time per target, as documented), or
+ * MAX_RUNNING jobs run already.
+ */
 static bool busy(const struct pending *p)
 {
-	for (int i = 0; i < SLOTS; i++) {
-		const struct pending *q = &p->r->slot[i];
-
-		if (q != p && q->used && q->running && conflict(p, q))
+	if (p->r->n_running >= MAX_RUNNING)
+		return true;
+	for (unsigned int i = 0; i < p->r->n_running; i++)
+		if (p->r->run[i] != p && conflict(p, p->r->run[i]))
 			return true;
-	}
 	return false;
 }
 
+/* The jobs that were due first go first. */
 static void start_waiting(struct uaed_rescan *r)
 {
-	for (int i = 0; i < SLOTS; i++) {
-		struct pending *p = &r->slot[i];
+	struct pending *next;
 
-		if (p->used && p->waiting && !busy(p)) {
-			p->waiting = false;
-			run_now(p);
+	do {
+		next = NULL;
+		for (unsigned int i = 0; i < r->n_slot; i++) {
+			struct pending *p = r->slot[i];
+
+			if (p->used && p->waiting && !busy(p) &&
+			    (!next || p->due < next->due))
+				next = p;
 		}
-	}
+		if (next) {
+			next->waiting = false;
+			run_now(next);
+		}
+	} while (next);
 }
 
 static int on_cooled(sd_event_source *s, uint64_t usec, void *userdata)
@@ -532,6 +556,9 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	p->child = sd_event_source_disable_unref(p->child);
 	p->deadline = sd_event_source_disable_unref(p->deadline);
 	p->running = 0;
+	for (unsigned int i = 0; i < p->r->n_running; i++)
+		if (p->r->run[i] == p)
+			p->r->run[i] = p->r->run[--p->r->n_running];
 	uaed_child_done(&p->proc);
 	if (si->si_code != CLD_EXITED || si->si_status != 0)
 		sd_journal_send("MESSAGE=%s failed: %s %d%s", p->key,
@@ -602,6 +629,8 @@ static void run_now(struct pending *p)
 	int r;
 
 	if (busy(p)) {
+		if (!p->waiting)
+			p->due = ++p->r->n_due;
 		p->waiting = true;
 		return;
 	}
@@ -641,6 +670,7 @@ static void run_now(struct pending *p)
 		return;
 	}
 	p->running = pid;
+	p->r->run[p->r->n_running++] = p;
 	p->reports = 0;
 	p->verify = false;
 	p->killed = false;
@@ -665,11 +695,11 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 {
 	struct pending *p = NULL, *free_slot = NULL;
 
-	for (int i = 0; i < SLOTS; i++) {
-		if (r->slot[i].used && !strcmp(r->slot[i].key, key))
-			p = &r->slot[i];
-		else if (!r->slot[i].used && !free_slot)
-			free_slot = &r->slot[i];
+	for (unsigned int i = 0; i < r->n_slot; i++) {
+		if (r->slot[i]->used && !strcmp(r->slot[i]->key, key))
+			p = r->slot[i];
+		else if (!r->slot[i]->used && !free_slot)
+			free_slot = r->slot[i];
 	}
 	/*
 	 * Due within the window: the work that answers this report is ahead (a scan or
@@ -687,9 +717,18 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 			p->again = true;
 		return;
 	}
+	/* One per key, so no more than the host has targets and LUs (and three kinds). */
 	if (!free_slot) {
-		sd_journal_print(LOG_WARNING, "uaeventd: too many rescans pending; %s skipped", key);
-		return;
+		struct pending **grown = reallocarray(r->slot, r->n_slot + 1, sizeof(*grown));
+
+		free_slot = grown ? calloc(1, sizeof(*free_slot)) : NULL;
+		if (grown)
+			r->slot = grown;
+		if (!free_slot) {
+			sd_journal_print(LOG_ERR, "uaeventd: out of memory: %s not done", key);
+			return;
+		}
+		r->slot[r->n_slot++] = free_slot;
 	}
 	p = free_slot;
 	memset(p, 0, sizeof(*p));

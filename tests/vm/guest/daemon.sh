@@ -510,6 +510,36 @@ no_new_errors() {
 	[ "$(daemon_errors)" -eq "$errors_before" ]
 }
 check "uaeventd reported no error while following the module" no_new_errors
+
+# ---- 100 LUs change capacity at once: every one rescanned and resized, none skipped ----
+# More jobs than uaeventd ever held pending before (64: the rest were skipped) and than
+# it runs at once (16): they wait their turn.
+insmod /modules/uaevents.ko
+check "the earlier scsi_debug unloads" rmmod scsi_debug
+kmod_load scsi_debug dev_size_mb=16 max_luns=100 num_tgts=1
+check "scsi_debug with 100 LUs" \
+	wait_for 120 sh -c '[ $(ls /sys/block | grep -c "^sd") -eq 100 ]'
+rm -f /tmp/resize.log
+many_before=$(journal_count 'select(.UAEVENTS_ACTION == "rescan-paths")')
+echo 1 >"$SDEBUG/virtual_gb"
+pids=""
+for sg in /sys/class/scsi_device/*/device/scsi_generic/*; do
+	sg_turs "/dev/${sg##*/}" >/dev/null 2>&1 &
+	pids="$pids $!"
+done
+# shellcheck disable=SC2086
+wait $pids
+all_grown() {
+	cat /sys/block/sd*/size | sort | uniq -c >"$SAW"
+	{ echo "resize commands: $(sort -u /tmp/resize.log | wc -l) WWIDs, $(wc -l </tmp/resize.log) runs"
+	  journalctl -t uaeventd -p warning -o cat | tail -n 5; } >>"$SAW" 2>&1
+	[ "$(grep -c '^2097152$' /sys/block/sd*/size | grep -c ':1$')" -eq 100 ] &&
+		[ "$(sort -u /tmp/resize.log | wc -l)" -eq 100 ] && [ "$(wc -l </tmp/resize.log)" -eq 100 ]
+}
+check "100 capacity changes at once: every LU rescanned and resized once" wait_for 240 all_grown
+check "one path rescan entry per LU" \
+	sh -c "[ \$(journalctl -o json -t uaeventd | jq -s 'map(select(.UAEVENTS_ACTION == \"rescan-paths\")) | length') -eq $((many_before + 100)) ]"
+rmmod uaevents
 insmod /modules/uaevents.ko history_size=16384
 kill "$UAEVENTD_PID"
 check "no oops, BUG or WARNING in the kernel log" \
