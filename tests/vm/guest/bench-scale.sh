@@ -123,20 +123,7 @@ drain
 # ---- the stock kernel with libstoragemgmt's rule (tools/udev/90-scsi-ua.rules) ----
 # As it ships, its capacity rules are commented out; then with them on.  Its
 # scan-scsi-target: a stand-in that records each call and scans as it does.
-cat >/usr/lib/udev/rules.d/90-scsi-ua.rules <<'EOC'
-#ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="CAPACITY_DATA_HAS_CHANGED", TEST=="rescan", ATTR{rescan}="x"
-ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="REPORTED_LUNS_DATA_HAS_CHANGED", RUN+="scan-scsi-target $env{DEVPATH}"
-EOC
-mkdir -p /lib/udev
-cat >/lib/udev/scan-scsi-target <<'EOC'
-#!/bin/sh
-echo "$1" >>/tmp/lsm-scans
-host=$(echo "$1" | sed -n 's|.*/host\([0-9]*\)/target\([0-9]*\):\([0-9]*\):\([0-9]*\)/.*|\1 \3 \4|p')
-set -- $host
-echo "$2 $3 -" >"/sys/class/scsi_host/host$1/scan"
-EOC
-chmod 0755 /lib/udev/scan-scsi-target
-ln -sf /lib/udev/scan-scsi-target /usr/lib/udev/scan-scsi-target
+lsm_rule /tmp/lsm-scans scan
 udevadm control --reload
 evt_on capacity_change_reported
 evt_on lun_change_reported

@@ -152,3 +152,28 @@ monitor_instances() {
 	jq -s 'map(select(.event == "MODE_PARAMETERS_CHANGED") | .instance)' "$1" >"$2"
 	jq -s 'map(select(.event == "MODULE_MISSED") | .repeat) | add // 0' "$1"
 }
+
+# lsm_rule LOG [scan]: libstoragemgmt's 90-scsi-ua.rules as it ships (its tools/udev/;
+# Debian 12 has no package of it), capacity line commented out as upstream has it, and a
+# stand-in for its scan-scsi-target that appends each call to LOG and, given "scan", scans
+# the target as the real one does.  The caller reloads udev.
+lsm_rule() {
+	mkdir -p /usr/lib/udev/rules.d /lib/udev
+	cat >/usr/lib/udev/rules.d/90-scsi-ua.rules <<'EOC'
+#ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="CAPACITY_DATA_HAS_CHANGED", TEST=="rescan", ATTR{rescan}="x"
+ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="REPORTED_LUNS_DATA_HAS_CHANGED", RUN+="scan-scsi-target $env{DEVPATH}"
+EOC
+	{
+		echo '#!/bin/sh'
+		echo "echo \"\$1\" >>$1"
+		if [ "$2" = scan ]; then
+			cat <<'EOC'
+set -- $(echo "$1" | sed -n 's|.*/host\([0-9]*\)/target[0-9]*:\([0-9]*\):\([0-9]*\)/.*|\1 \2 \3|p')
+echo "$2 $3 -" >"/sys/class/scsi_host/host$1/scan"
+EOC
+		fi
+	} >/usr/lib/udev/scan-scsi-target
+	chmod 0755 /usr/lib/udev/scan-scsi-target
+	# The busybox guest's udevd runs programs from /lib/udev, a directory of its own there.
+	[ -e /lib/udev/scan-scsi-target ] || ln -s /usr/lib/udev/scan-scsi-target /lib/udev/
+}

@@ -3,18 +3,8 @@
 # libstoragemgmt's 90-scsi-ua.rules does not scan a target that uaeventd scans already.
 . /bin/lib.sh
 
-# libstoragemgmt's rule as it ships (tools/udev/90-scsi-ua.rules), and a stand-in for its
-# scan-scsi-target program that records each call instead of scanning.
-cat >/usr/lib/udev/rules.d/90-scsi-ua.rules <<'EOC'
-ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="REPORTED_LUNS_DATA_HAS_CHANGED", RUN+="scan-scsi-target $env{DEVPATH}"
-EOC
-mkdir -p /lib/udev
-cat >/lib/udev/scan-scsi-target <<'EOC'
-#!/bin/sh
-echo "$1" >>/tmp/lsm-scans
-EOC
-chmod 0755 /lib/udev/scan-scsi-target
-ln -sf /lib/udev/scan-scsi-target /usr/lib/udev/scan-scsi-target
+# libstoragemgmt's rule as it ships; its scan-scsi-target records each call, no scan.
+lsm_rule /tmp/lsm-scans
 # Proof that udev saw the stock kernel's SDEV_UA uevent at all (PROGRAM runs at once, so
 # no later RUN= assignment can drop it).
 cat >/etc/udev/rules.d/50-record-sdev-ua.rules <<'EOC'

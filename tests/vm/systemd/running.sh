@@ -31,17 +31,7 @@ check "uaeventd logged no error about the flag" \
 # ---- libstoragemgmt's rule, as it ships, beside the package's rules ----
 # Its 90-scsi-ua.rules (tools/udev/ of libstoragemgmt; Debian 12 has no package of it),
 # and a stand-in for its scan-scsi-target that records each call and scans like it.
-cat >/usr/lib/udev/rules.d/90-scsi-ua.rules <<'EOC'
-ACTION=="change", SUBSYSTEM=="scsi", ENV{SDEV_UA}=="REPORTED_LUNS_DATA_HAS_CHANGED", RUN+="scan-scsi-target $env{DEVPATH}"
-EOC
-cat >/usr/lib/udev/scan-scsi-target <<'EOC'
-#!/bin/sh
-echo "$1" >>/run/lsm-scans
-host=$(echo "$1" | sed -n 's|.*/host\([0-9]*\)/target\([0-9]*\):\([0-9]*\):\([0-9]*\)/.*|\1 \3 \4|p')
-set -- $host
-echo "$2 $3 -" >"/sys/class/scsi_host/host$1/scan"
-EOC
-chmod 0755 /usr/lib/udev/scan-scsi-target
+lsm_rule /run/lsm-scans scan
 udevadm control --reload
 check "scsi_debug with one disk" sdebug_one_disk
 echo 1 >"/sys/class/scsi_device/$HCTL/device/evt_lun_change_reported"
