@@ -27,6 +27,15 @@ static const struct uae_message_id uae_message_ids[] = {
 	{ UAE_EVENT_UA, "DEVICE_IDENTIFIER_CHANGED", "74320fdc24b4476ba075a886b83c7ad7", LOG_NOTICE },
 	{ UAE_EVENT_UA, "ASYMMETRIC_ACCESS_STATE_CHANGED",
 	  "75dbb847422f4da1abe7b12c8db9f78e", LOG_NOTICE },
+	{ UAE_EVENT_UA, "IMPLICIT_ASYMMETRIC_ACCESS_STATE_TRANSITION_FAILED",
+	  "83d8aa45e34d4e8a989d27c58ad53687", LOG_ERR },
+	/*
+	 * Another initiator took this host's registration away, or cleared them all: the host
+	 * was fenced from the LU.  A released reservation takes nothing from this host.
+	 */
+	{ UAE_EVENT_UA, "REGISTRATIONS_PREEMPTED", "675cfdcee0da40a3a5223ca4fb589362", LOG_ALERT },
+	{ UAE_EVENT_UA, "RESERVATIONS_PREEMPTED", "94de3d2e5ba140f5830d7258d13c0024", LOG_ALERT },
+	{ UAE_EVENT_UA, "RESERVATIONS_RELEASED", "429547156c1d4364aece86b1e6deffb6", LOG_WARNING },
 	{ UAE_EVENT_UA, "MODE_PARAMETERS_CHANGED", "545a44b5f6fc487fae778777f8a0b074", LOG_NOTICE },
 	{ UAE_EVENT_UA, "POWER_ON_RESET_OCCURRED", "9640fe2a4eb74091a57f66bde2f1788c", LOG_INFO },
 	{ UAE_EVENT_UA, "MICROCODE_HAS_BEEN_CHANGED", "0ceb8cd3060f457e90e7b5c476acd1ec", LOG_NOTICE },

@@ -131,12 +131,15 @@ sdebug_error_file() {
 	[ -e "$f" ] && echo "$f"
 }
 
-# A THIN PROVISIONING SOFT THRESHOLD REACHED (38h/07h) UA on the next READ(10), once
-# (count -1: see shared test-kernels.md on count semantics).
-raise_soft_threshold() {
+# raise_ua ASC ASCQ: a UNIT ATTENTION with ASC/ASCQ (hex) on $DISK's next READ(10), once
+# (count -1: see shared test-kernels.md on count semantics).  6.12's scsi_debug only.
+raise_ua() {
 	f=$(sdebug_error_file) || return 1
-	echo "2 -1 0x28 0 0 0x2 0x6 0x38 0x07" >"$f" && touch_disk "$DISK"
+	echo "2 -1 0x28 0 0 0x2 0x6 0x$1 0x$2" >"$f" && touch_disk "$DISK"
 }
+
+# A THIN PROVISIONING SOFT THRESHOLD REACHED (38h/07h) UA on the next READ(10), once.
+raise_soft_threshold() { raise_ua 38 07; }
 
 # accounted_once INSTANCES SEEN: how many of the module instances listed in file INSTANCES
 # (one a line) the JSON array of instance ids in file SEEN holds exactly once.
