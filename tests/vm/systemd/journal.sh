@@ -39,7 +39,7 @@ check "journalctl -x shows the package's catalog text with it ('$catalog_text')"
 # The UAs that need an administrator: a cluster node fenced from the LU, an ALUA transition
 # the array could not make.  Each has its own MESSAGE_ID, priority and catalog text.
 # ua_entry ASCQ MESSAGE_ID PRIORITY CATALOG-LINE: a 2Ah/ASCQ UA (real on 6.12, injected on
-# 6.1) gives one journal entry with that MESSAGE_ID and PRIORITY, and journalctl -x shows
+# 6.1) gives journal entries with that MESSAGE_ID, every one at PRIORITY, and journalctl -x shows
 # the catalog entry's line.
 ua_entry() {
 	if [ -n "$(sdebug_error_file)" ]; then
