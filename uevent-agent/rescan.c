@@ -20,6 +20,7 @@
 #include <scsi/sg_cmds_basic.h>
 #include <systemd/sd-journal.h>
 
+#include "alua.h"
 #include "children.h"
 #include "identity.h"
 #include "log.h"
@@ -37,7 +38,7 @@
 #define MAX_RUNNING 16
 
 /* EMPTY_TARGET: the reconciler's scan of a target with no LU here (no report came). */
-enum action { SCAN_TARGET, EMPTY_TARGET, RESCAN_WWID, RESCAN_DEVICE, RECONCILE };
+enum action { SCAN_TARGET, EMPTY_TARGET, RESCAN_WWID, RESCAN_DEVICE, RECONCILE, ALUA_STATE };
 
 /* A LU's command count at the reconciler's last round, to tell whether it is idle. */
 struct counted {
@@ -473,8 +474,9 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
 /* Targets the job works on: the reporting one; a WWID's paths also by their WWID. */
 static bool conflict(const struct pending *p, const struct pending *q)
 {
-	/* TEST UNIT READYs change nothing: they may go beside any job. */
-	if (p->action == RECONCILE || q->action == RECONCILE)
+	/* TEST UNIT READYs and ALUA reports change nothing: they may go beside any job. */
+	if (p->action == RECONCILE || q->action == RECONCILE || p->action == ALUA_STATE ||
+	    q->action == ALUA_STATE)
 		return false;
 	if (p->e.host == q->e.host && p->e.channel == q->e.channel && p->e.target == q->e.target)
 		return true;
@@ -606,6 +608,8 @@ static int run_action(struct pending *p)
 		return do_rescan_device(&p->e);
 	case RECONCILE:
 		return do_reconcile(p->r);
+	case ALUA_STATE:
+		return uaed_alua_report(&p->e);
 	}
 	return -EINVAL;
 }
@@ -713,7 +717,8 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 		p->reports++;
 		if (p->action == EMPTY_TARGET)
 			p->action = SCAN_TARGET;
-		if (action == SCAN_TARGET && (p->running || p->cooling))
+		/* A state read before this report may be older than it: read once more. */
+		if ((action == SCAN_TARGET || action == ALUA_STATE) && (p->running || p->cooling))
 			p->again = true;
 		return;
 	}
@@ -957,6 +962,12 @@ void uaed_rescan_event(struct uaed_rescan *r, const struct uaed_event *e)
 
 	if (strcmp(e->kind, "ua"))
 		return;
+	/* A report, not a rescan: also where rescans are off or not allowed. */
+	if (!strcmp(e->name, "ASYMMETRIC_ACCESS_STATE_CHANGED") && e->wwid[0]) {
+		snprintf(key, sizeof(key), "alua %s", e->wwid);
+		request(r, ALUA_STATE, key, e);
+		return;
+	}
 	if (!r->cfg->rescan || !uaed_config_allows(r->cfg, e->host, e->channel, e->target)) {
 		if (!strcmp(e->name, "REPORTED_LUNS_DATA_HAS_CHANGED") ||
 		    !strcmp(e->name, "CAPACITY_DATA_HAS_CHANGED"))
