@@ -1,0 +1,99 @@
+#!/bin/sh
+# Sourced by run.sh.  The kernel's own SCSI target, LIO, as a second, independent target:
+# one ramdisk LU exported through two tcm_loop ports, so that this host sees it on two
+# paths (two SCSI hosts) with one WWID, and the kernel's ALUA handler attaches to both.
+# Real target-side changes through configfs; each must reach the journal with its fields.
+C=/sys/kernel/config/target
+BS=$C/core/rd_mcp_1/lio0
+PORT1=naa.50014050000a0001 PORT2=naa.50014050000a0002
+
+check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
+lio_two_paths() {
+	modprobe tcm_loop && modprobe scsi_dh_alua || return 1
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	# A unit serial of its own: LIO builds the LU's NAA designator (sysfs wwid) from it.
+	mkdir -p "$BS" && echo rd_pages=2048 >"$BS/control" &&
+		echo 5a1e0000-0000-4000-8000-000000000001 >"$BS/wwn/vpd_unit_serial" &&
+		echo 1 >"$BS/enable" || return 1
+	for p in $PORT1 $PORT2; do
+		# The I_T nexus first: a LUN linked before it is probed and refused.
+		mkdir -p "$C/loopback/$p/tpgt_1" &&
+			echo "naa.50014050000b${p#naa.50014050000a}" >"$C/loopback/$p/tpgt_1/nexus" &&
+			mkdir "$C/loopback/$p/tpgt_1/lun/lun_0" &&
+			ln -s "$BS" "$C/loopback/$p/tpgt_1/lun/lun_0/lio0" || return 1
+	done
+	wait_for 60 lio_paths
+}
+# lio_paths: the LIO LU's paths (H:C:T:L), port 1's then port 2's, into $SAW (a path's
+# page 83h names its target port); true once both have a disk and the ALUA handler.
+lio_paths() {
+	for p in $PORT1 $PORT2; do
+		for d in /sys/class/scsi_device/*/device; do
+			grep -qaF "$p," "$d/vpd_pg83" 2>/dev/null && basename "$(dirname "$d")"
+		done | head -n 1
+	done >"$SAW"
+	for h in $(cat "$SAW"); do
+		ls "/sys/class/scsi_device/$h/device/block" >/dev/null 2>&1 &&
+			[ "$(cat "/sys/class/scsi_device/$h/device/dh_state")" = alua ] || return 1
+	done
+	[ "$(wc -l <"$SAW")" -eq 2 ]
+}
+check "LIO: one ramdisk LU through two tcm_loop ports, two paths with the ALUA handler" \
+	lio_two_paths
+H1=$(sed -n 1p "$SAW") H2=$(sed -n 2p "$SAW")
+dev() { ls "/sys/class/scsi_device/$1/device/block"; }
+WWID=$(cat "/sys/class/scsi_device/$H1/device/wwid")
+tap_diag "port 1: $H1 $(dev "$H1"), port 2: $H2 $(dev "$H2"), wwid $WWID"
+check "both paths show one WWID" \
+	test -n "$WWID" -a "$WWID" = "$(cat "/sys/class/scsi_device/$H2/device/wwid")"
+# touch HCTL: one TEST UNIT READY through the path's sg node, so that the target's pending
+# UA comes back.  Not a read: the ALUA handler fails reads of a standby path before they
+# reach the target; pass-through commands go, as multipathd's path checker's do.
+touch_path() { sg_turs "/dev/$(ls "/sys/class/scsi_device/$1/device/scsi_generic")" 2>/dev/null; }
+# entry CURSOR FIELD=VALUE... : uaeventd logged an entry with those fields since CURSOR.
+entry() {
+	c=$1
+	shift
+	journalctl --cursor "$c" _SYSTEMD_UNIT=uaeventd.service "$@" -o json >"$SAW"
+	test -s "$SAW"
+}
+
+# ---- a port moved to another target port group: 3Fh/03h, and the path rescanned ----
+cursor=$(journal_cursor)
+mkdir "$BS/alua/grp2" && echo 2 >"$BS/alua/grp2/tg_pt_gp_id"
+echo grp2 >"$C/loopback/$PORT2/tpgt_1/lun/lun_0/alua_tg_pt_gp"
+touch_path "$H2"
+check "port 2 moved to port group 2: INQUIRY DATA HAS CHANGED (3Fh/03h) from path $H2" \
+	wait_for 30 entry "$cursor" UAEVENTS_EVENT=INQUIRY_DATA_HAS_CHANGED "UAEVENTS_HCTL=$H2"
+check "and uaeventd rescanned that path" \
+	wait_for 60 entry "$cursor" UAEVENTS_ACTION=rescan-device "UAEVENTS_HCTL=$H2"
+
+# ---- group 2 goes standby: 2Ah/06h, then every path's new state ----
+# alua_state STATE-OF-PATH-2: the entry after the UA names path 2 first with its new state
+# and group, path 1 active/optimized in group 0; $SAW shows what was logged.
+alua_state() {
+	entry "$cursor" UAEVENTS_ACTION=alua-state "UAEVENTS_WWID=$WWID" || return 1
+	tail -n 1 "$SAW" >/tmp/alua.json
+	jq -r .MESSAGE /tmp/alua.json >/tmp/alua.msg
+	jq -r '.UAEVENTS_ALUA_PATHS + " active=" + .UAEVENTS_ACTIVE_PATHS' "$SAW" >>"$SAW"
+	grep -qF "path $(dev "$H2") ($H2) now $1, tpg 2; $(dev "$H1") ($H1) active/optimized, tpg 0" \
+		/tmp/alua.msg
+}
+cursor=$(journal_cursor)
+echo 2 >"$BS/alua/grp2/alua_access_state"
+touch_path "$H2"
+check "group 2 standby: ASYMMETRIC ACCESS STATE CHANGED (2Ah/06h) from path $H2" \
+	wait_for 30 entry "$cursor" UAEVENTS_EVENT=ASYMMETRIC_ACCESS_STATE_CHANGED \
+	"UAEVENTS_HCTL=$H2"
+check "the journal says: path $H2 now standby, tpg 2; $H1 active/optimized, tpg 0" \
+	wait_for 60 alua_state standby
+tap_diag "$(cat /tmp/alua.msg)"
+check "with one path active (UAEVENTS_ACTIVE_PATHS)" \
+	sh -c "jq -r .UAEVENTS_ACTIVE_PATHS /tmp/alua.json | grep -qx 1 || cat /tmp/alua.json >$SAW"
+
+cursor=$(journal_cursor)
+echo 0 >"$BS/alua/grp2/alua_access_state"
+touch_path "$H2"
+check "group 2 active again: path $H2 now active/optimized, tpg 2" \
+	wait_for 60 alua_state active/optimized
+check "and no error of uaeventd's own" no_daemon_error "$cursor"
