@@ -26,10 +26,10 @@
 #include <systemd/sd-journal.h>
 
 #include "alua.h"
+#include "paths.h"
 #include "stale.h"
 #include "sysfs.h"
 
-#define MAX_PATHS 32
 #define PAGE_MAX 2048
 
 struct path {
@@ -146,34 +146,27 @@ static void append(char *o, size_t size, size_t *at, const struct path *p, bool 
 			tpg);
 }
 
-int uaed_alua_report(const struct uaed_event *e)
+int uaed_alua_report(const struct uaed_paths *index, const struct uaed_event *e)
 {
-	struct path paths[MAX_PATHS];
+	char hctl[UAED_LU_PATHS_MAX][32];
+	struct path paths[UAED_LU_PATHS_MAX];
 	char msg[4096], fields[2048];
 	size_t m = 0, f = 0;
 	int n = 0, first = -1, active = 0;
-	struct dirent *de;
-	DIR *d = opendir("/sys/class/scsi_device");
-
-	if (!d)
-		return -errno;
 	/* Every path of the LU: its WWID as sysfs shows it, which the event carries. */
-	while ((de = readdir(d)) && n < MAX_PATHS) {
+	int found = uaed_paths_find(index, e->wwid, hctl, UAED_LU_PATHS_MAX);
+
+	if (found < 0)
+		return found;
+	for (int i = 0; i < found && i < UAED_LU_PATHS_MAX; i++) {
 		struct path *p = &paths[n];
 
-		/* H:C:T:L names only; one longer than an address is none. */
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(p->lu.hctl))
-			continue;
 		memset(p, 0, sizeof(*p));
-		snprintf(p->lu.hctl, sizeof(p->lu.hctl), "%s", de->d_name);
-		p->lu.dirfd = uaed_sysfs_open_lu(de->d_name);
+		memcpy(p->lu.hctl, hctl[i], sizeof(hctl[i]));
+		p->lu.dirfd = uaed_sysfs_open_lu(hctl[i]);
 		if (p->lu.dirfd < 0)
-			continue;
-		if (uaed_sysfs_readat(p->lu.dirfd, "wwid", p->lu.wwid, sizeof(p->lu.wwid)) < 0 ||
-		    strcmp(p->lu.wwid, e->wwid)) {
-			close(p->lu.dirfd);
-			continue;
-		}
+			continue;	/* removed meanwhile */
+		snprintf(p->lu.wwid, sizeof(p->lu.wwid), "%s", e->wwid);
 		read_path(p);
 		if (!strcmp(p->lu.hctl, e->hctl))
 			first = n;
@@ -181,7 +174,6 @@ int uaed_alua_report(const struct uaed_event *e)
 			active++;
 		n++;
 	}
-	closedir(d);
 	/* The path that got the unit attention first: "path sdc (1:0:0:0) now standby". */
 	m = snprintf(msg, sizeof(msg), "ALUA state of %s: ", e->wwid);
 	if (first >= 0)

@@ -5,7 +5,9 @@
 
 #include "event.h"
 
-/* In a child: one journal entry with the state of every path of @e's LU. */
-int uaed_alua_report(const struct uaed_event *e);
+struct uaed_paths;
+
+/* In a child: one journal entry with the state of every path of @e's LU (@index: paths.h). */
+int uaed_alua_report(const struct uaed_paths *index, const struct uaed_event *e);
 
 #endif /* UAED_ALUA_H */

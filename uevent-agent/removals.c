@@ -16,6 +16,7 @@
 #include <systemd/sd-journal.h>
 
 #include "log.h"
+#include "paths.h"
 #include "removals.h"
 
 /* Removals remembered; the oldest is forgotten first.  More than CSI drivers do at once. */
@@ -33,6 +34,7 @@ struct uaed_removals {
 	struct udev *udev;
 	struct udev_monitor *monitor;
 	sd_event_source *source;
+	struct uaed_paths *paths;	/* told of every device added, removed or changed */
 	unsigned int next;
 	struct removal seen[REMEMBERED];
 };
@@ -170,6 +172,21 @@ static void load(struct uaed_removals *r)
 	fclose(f);
 }
 
+/*
+ * Whether a uevent of a scsi_device may change which devices show which WWID: an add or a
+ * removal does, an INQUIRY DATA HAS CHANGED may; the other unit attentions the kernel
+ * reports as uevents (SDEV_UA, one per path when enabled, as for capacity) do not, and
+ * must not make a storm of them walk the host once per event.
+ */
+static bool may_move_wwids(struct udev_device *dev, const char *action)
+{
+	const char *ua = udev_device_get_property_value(dev, "SDEV_UA");
+
+	if (!strcmp(action, "bind") || !strcmp(action, "unbind"))
+		return false;
+	return strcmp(action, "change") || !ua || !strcmp(ua, "INQUIRY_DATA_HAS_CHANGED");
+}
+
 static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct uaed_removals *r = userdata;
@@ -182,6 +199,8 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		const char *action = udev_device_get_action(dev);
 		const char *devtype = udev_device_get_devtype(dev);
 
+		if (action && devtype && !strcmp(devtype, "scsi_device") && may_move_wwids(dev, action))
+			uaed_paths_invalidate(r->paths);
 		if (action && devtype && !strcmp(action, "remove") &&
 		    !strcmp(devtype, "scsi_device"))
 			changed |= note(r, udev_device_get_sysname(dev));
@@ -191,13 +210,17 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			changed |= forget_host(r, udev_device_get_sysname(dev));
 		udev_device_unref(dev);
 	}
+	/* The socket overflowed (ENOBUFS): what was lost may have been a device's. */
+	if (n <= 256 && errno != EAGAIN && errno != EINTR)
+		uaed_paths_invalidate(r->paths);
 	/* Once per batch: a CSI driver removing hundreds is one write, not hundreds. */
 	if (changed)
 		save(r);
 	return 0;
 }
 
-int uaed_removals_new(struct uaed_removals **ret, sd_event *loop, const char *state_file)
+int uaed_removals_new(struct uaed_removals **ret, sd_event *loop, const char *state_file,
+		      struct uaed_paths *paths)
 {
 	struct uaed_removals *r = calloc(1, sizeof(*r));
 	char dir[sizeof(r->file)];
@@ -205,6 +228,7 @@ int uaed_removals_new(struct uaed_removals **ret, sd_event *loop, const char *st
 
 	if (!r)
 		return -ENOMEM;
+	r->paths = paths;
 	snprintf(dir, sizeof(dir), "%s", state_file);
 	snprintf(r->file, sizeof(r->file), "%s/removals", dirname(dir));
 	load(r);
@@ -235,6 +259,7 @@ int uaed_removals_new(struct uaed_removals **ret, sd_event *loop, const char *st
 		uaed_removals_free(r);
 		return rc;
 	}
+	uaed_paths_set_watched(paths, true);
 	*ret = r;
 	return 0;
 }

@@ -20,9 +20,14 @@
 #define UAED_OWN_REMOVALS_DIR "/run/uaevents/removing"
 
 struct uaed_removals;
+struct uaed_paths;
 
-/* Removals an earlier instance saw in this boot are read from "removals" beside @state_file. */
-int uaed_removals_new(struct uaed_removals **ret, sd_event *loop, const char *state_file);
+/*
+ * Removals an earlier instance saw in this boot are read from "removals" beside @state_file.
+ * The same uevents keep @paths (the WWID index) honest: see paths.h.
+ */
+int uaed_removals_new(struct uaed_removals **ret, sd_event *loop, const char *state_file,
+		      struct uaed_paths *paths);
 struct uaed_removals *uaed_removals_free(struct uaed_removals *r);
 /*
  * Seconds since device "H:C:T:L" was removed by someone else, if at most @grace_s ago;

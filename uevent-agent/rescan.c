@@ -24,6 +24,7 @@
 #include "children.h"
 #include "identity.h"
 #include "log.h"
+#include "paths.h"
 #include "removals.h"
 #include "rescan.h"
 #include "state.h"
@@ -72,6 +73,7 @@ struct uaed_rescan {
 	sd_event *loop;
 	const struct uaed_config *cfg;
 	struct uaed_removals *removals;	/* LUNs removed here by someone else, lately */
+	struct uaed_paths *paths;	/* which devices show which WWID; NULL: walk each time */
 	/* The reconciler: its timer, the LUs it counted, and the idle ones' sg devices. */
 	sd_event_source *reconcile_timer;
 	struct counted *counted;
@@ -103,8 +105,11 @@ int uaed_rescan_new(struct uaed_rescan **ret, sd_event *loop, const struct uaed_
 	if (rc < 0)
 		uaed_log_errno(LOG_WARNING, rc, "uaeventd: cannot arm the reconciler: %m; changes "
 			       "of idle LUs are seen at their next command");
+	/* Without it, each job walks the host for the paths it needs (paths.h). */
+	if (uaed_paths_new(&r->paths) < 0)
+		r->paths = NULL;
 	/* Without it, scans work as the kernel's would: said, not fatal. */
-	rc = uaed_removals_new(&r->removals, loop, cfg->state_file);
+	rc = uaed_removals_new(&r->removals, loop, cfg->state_file, r->paths);
 	if (rc < 0)
 		uaed_log_errno(LOG_WARNING, rc, "uaeventd: cannot watch for LUNs removed by other "
 			       "tools: %m; target scans may add them back");
@@ -124,6 +129,7 @@ void uaed_rescan_free(struct uaed_rescan *r)
 	}
 	free(r->slot);
 	uaed_removals_free(r->removals);
+	uaed_paths_free(r->paths);
 	sd_event_source_disable_unref(r->reconcile_timer);
 	free(r->counted);
 	free(r->idle);
@@ -353,49 +359,37 @@ static void log_resize(const char *command, const char *wwid, int status)
 /*
  * In the child: rescan every path whose WWID is this LU's, on the targets the allow-list
  * lets uaeventd touch, then the follow-up (resize_command) once, when no path was left out:
- * a map over paths of two sizes cannot grow.
+ * a map over paths of two sizes cannot grow.  The paths come from the daemon's index
+ * (paths.h), each checked again here: not a walk over every device of the host per LU.
  */
-static int do_rescan_wwid(const struct uaed_config *cfg, const struct uaed_event *e)
+static int do_rescan_wwid(const struct uaed_rescan *r, const struct uaed_event *e)
 {
+	const struct uaed_config *cfg = r->cfg;
 	unsigned int paths = 0, skipped = 0, host, channel, target;
-	struct udev *udev = udev_new();
-	struct udev_enumerate *en = udev ? udev_enumerate_new(udev) : NULL;
-	struct udev_list_entry *le;
-	char wwid[256];
-	int r = -ENOMEM;
+	char hctl[UAED_LU_PATHS_MAX][32];
+	int n = uaed_paths_find(r->paths, e->wwid, hctl, UAED_LU_PATHS_MAX);
 
-	/* Every scsi_device; the WWID compared here, not as udev's fnmatch() pattern. */
-	if (en) {
-		r = udev_enumerate_add_match_subsystem(en, "scsi");
-		/* Devices (H:C:T:L), not hosts or targets. */
-		if (r >= 0)
-			r = udev_enumerate_add_match_sysname(en, "*:*:*:*");
-		if (r >= 0)
-			r = udev_enumerate_scan_devices(en);
+	if (n < 0)
+		uaed_log_errno(LOG_ERR, n, "uaeventd: cannot list SCSI devices for %s: %m",
+			       e->wwid);
+	if (n > UAED_LU_PATHS_MAX) {
+		sd_journal_print(LOG_WARNING, "uaeventd: %s has %d paths; only %d are rescanned",
+				 e->wwid, n, UAED_LU_PATHS_MAX);
+		skipped += n - UAED_LU_PATHS_MAX;
+		n = UAED_LU_PATHS_MAX;
 	}
-	udev_list_entry_foreach(le, r >= 0 ? udev_enumerate_get_list_entry(en) : NULL) {
-		const char *syspath = udev_list_entry_get_name(le);
-		const char *hctl = strrchr(syspath, '/') + 1;
-		int dirfd = open(syspath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; i < n; i++) {
+		int dirfd = uaed_sysfs_open_lu(hctl[i]);
 
 		if (dirfd < 0)
 			continue;	/* removed meanwhile */
-		if (uaed_sysfs_readat(dirfd, "wwid", wwid, sizeof(wwid)) < 0 || strcmp(wwid, e->wwid)) {
-			close(dirfd);
-			continue;
-		}
-		if (sscanf(hctl, "%u:%u:%u:", &host, &channel, &target) != 3 ||
+		if (sscanf(hctl[i], "%u:%u:%u:", &host, &channel, &target) != 3 ||
 		    !uaed_config_allows(cfg, host, channel, target))
 			skipped++;
 		else if (uaed_sysfs_writeat(dirfd, "rescan", "1") == 0)
 			paths++;
 		close(dirfd);
 	}
-	udev_enumerate_unref(en);
-	udev_unref(udev);
-	if (r < 0)
-		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot list SCSI devices for %s: %m",
-			       e->wwid);
 	sd_journal_send("MESSAGE=rescanned %u path(s) of %s after a capacity change%s", paths,
 			e->wwid, skipped ? "; paths outside [rescan] allow were left alone" : "",
 			"PRIORITY=%d", skipped ? LOG_WARNING : LOG_INFO,
@@ -409,8 +403,14 @@ static int do_rescan_wwid(const struct uaed_config *cfg, const struct uaed_event
 				"UAEVENTS_ACTION=resize-skipped", "UAEVENTS_WWID=%s", e->wwid,
 				NULL);
 	} else if (cfg->resize_command[0]) {
-		char *argv[] = { (char *)cfg->resize_command, (char *)e->wwid, NULL };
-		int status = uaed_run_wait(cfg->resize_command, argv, NULL, 0);
+		/* The WWID, then its paths: a hook need not walk the host for them either. */
+		char *argv[2 + UAED_LU_PATHS_MAX + 1] = { (char *)cfg->resize_command,
+							  (char *)e->wwid };
+		int status;
+
+		for (int i = 0; i < n; i++)
+			argv[2 + i] = hctl[i];
+		status = uaed_run_wait(cfg->resize_command, argv, NULL, 0);
 
 		/* Its own output goes to the daemon's (the journal); its verdict too. */
 		if (status >= 0)
@@ -562,6 +562,9 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 		if (p->r->run[i] == p)
 			p->r->run[i] = p->r->run[--p->r->n_running];
 	uaed_child_done(&p->proc);
+	/* Scans add devices, identity rescans change WWIDs: the index may be out of date. */
+	if (p->action != RESCAN_WWID && p->action != ALUA_STATE)
+		uaed_paths_invalidate(p->r->paths);
 	if (si->si_code != CLD_EXITED || si->si_status != 0)
 		sd_journal_send("MESSAGE=%s failed: %s %d%s", p->key,
 				si->si_code == CLD_EXITED ? "exit status" : "killed by signal",
@@ -603,13 +606,13 @@ static int run_action(struct pending *p)
 	case EMPTY_TARGET:
 		return do_scan_target(p->r, &p->e, p->reports, p->verify);
 	case RESCAN_WWID:
-		return do_rescan_wwid(p->r->cfg, &p->e);
+		return do_rescan_wwid(p->r, &p->e);
 	case RESCAN_DEVICE:
 		return do_rescan_device(&p->e);
 	case RECONCILE:
 		return do_reconcile(p->r);
 	case ALUA_STATE:
-		return uaed_alua_report(&p->e);
+		return uaed_alua_report(p->r->paths, &p->e);
 	}
 	return -EINVAL;
 }
@@ -637,6 +640,16 @@ static void run_now(struct pending *p)
 			p->due = ++p->r->n_due;
 		p->waiting = true;
 		return;
+	}
+	/*
+	 * The child finds the LU's paths in the index as it is now: walked here, in the
+	 * daemon, at most once per change of the host's devices (paths.h), not once per job.
+	 */
+	if ((p->action == RESCAN_WWID || p->action == ALUA_STATE) && p->r->paths) {
+		r = uaed_paths_refresh(p->r->paths);
+		if (r < 0)
+			uaed_log_errno(LOG_WARNING, r, "uaeventd: cannot index the paths of the "
+				       "host's LUs: %m; %s walks the host itself", p->key);
 	}
 	uaed_child_prepare(&p->proc);
 	pid = fork();

@@ -23,6 +23,8 @@ EOC
 cat >/etc/uaevents/record-resize <<'EOC'
 #!/bin/sh
 echo "$1" >>/tmp/resize.log
+shift
+echo "$*" >>/tmp/resize-paths.log
 EOC
 # A hook that records its whole environment, one file per event.
 cat >"$HOOKS/all-record" <<'EOC'
@@ -148,6 +150,17 @@ check "every path of the LU was rescanned: two paths, both at the new size" \
 sleep 3
 check "the resize command ran once for the WWID" \
 	sh -c "[ \$(grep -c '^$WWID\$' /tmp/resize.log) -eq 1 ]"
+# lu_paths: the H:C:T:L of every device showing the LU's WWID, sorted, on one line.
+lu_paths() {
+	for d in /sys/class/scsi_device/*; do
+		[ "$(cat "$d/device/wwid")" = "$WWID" ] && echo "${d##*/}"
+	done | sort | tr '\n' ' '
+}
+given_paths() {
+	{ echo "given: $(tail -n 1 /tmp/resize-paths.log)"; echo "paths: $(lu_paths)"; } >"$SAW"
+	[ "$(tail -n 1 /tmp/resize-paths.log | tr ' ' '\n' | sort | tr '\n' ' ')" = "$(lu_paths)" ]
+}
+check "the resize command is given the LU's two paths after the WWID" given_paths
 check "its result is in the journal (UAEVENTS_ACTION=resize, exit status 0)" \
 	wait_for 10 sh -c "journalctl -o json -t uaeventd UAEVENTS_ACTION=resize UAEVENTS_WWID='$WWID' |
 		jq -e -s 'length == 1 and .[0].UAEVENTS_EXIT == \"0\"' >/dev/null"
@@ -521,6 +534,14 @@ check "scsi_debug with 100 LUs" \
 	wait_for 120 sh -c '[ $(ls /sys/block | grep -c "^sd") -eq 100 ]'
 rm -f /tmp/resize.log
 many_before=$(journal_count 'select(.UAEVENTS_ACTION == "rescan-paths")')
+# Every read of a wwid attribute in sysfs, by anyone, counted by the kernel (tracing off).
+T=/sys/kernel/tracing
+[ -e "$T/kprobe_events" ] || mount -t tracefs tracefs "$T"
+echo 'p:uae_daemon/wwid sdev_show_wwid' >>"$T/kprobe_events"
+echo 0 >"$T/tracing_on"
+echo 1 >"$T/events/uae_daemon/enable"
+wwid_reads() { awk '$1 == "wwid" || $1 == "uae_daemon/wwid" { print $2 }' "$T/kprobe_profile"; }
+reads_before=$(wwid_reads)
 echo 1 >"$SDEBUG/virtual_gb"
 pids=""
 for sg in /sys/class/scsi_device/*/device/scsi_generic/*; do
@@ -539,6 +560,15 @@ all_grown() {
 check "100 capacity changes at once: every LU rescanned and resized once" wait_for 240 all_grown
 check "one path rescan entry per LU" \
 	sh -c "[ \$(journalctl -o json -t uaeventd | jq -s 'map(select(.UAEVENTS_ACTION == \"rescan-paths\")) | length') -eq $((many_before + 100)) ]"
+# A walk over the host's 100 devices for each LU would be 10,000 reads; the index is one
+# walk per change of the host's devices (and per UAED_PATHS_MAX_AGE_S), then one read per path.
+few_walks() {
+	echo "wwid reads for 100 LUs: $(($(wwid_reads) - reads_before))" >"$SAW"
+	[ $(($(wwid_reads) - reads_before)) -le 2500 ]
+}
+check "the storm read each device's wwid far fewer times than once per LU" few_walks
+tap_diag "wwid reads during the 100-LU storm: $(($(wwid_reads) - reads_before))"
+echo 0 >"$T/events/uae_daemon/enable"
 rmmod uaevents
 insmod /modules/uaevents.ko history_size=16384
 kill "$UAEVENTD_PID"

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * uaeventd: which SCSI devices (paths) show a WWID, kept by the daemon between jobs.
+ *
+ * A capacity change or an ALUA transition concerns every path of one LU.  Finding them by
+ * reading every device's wwid costs a walk over the whole host per job, and when every LU
+ * of a big array reports at once that is the square of the host's size (make bench,
+ * figure 5: 2.2 s per LU at 1,024 LUs on 2,048 paths).  The index is that walk done once
+ * and reused until something may have changed it:
+ * - a scsi_device added, removed or changed, or the uevent socket overflowing (what
+ *   uaed_removals watches: it calls uaed_paths_invalidate());
+ * - a job of uaeventd's own that may change identities or add devices (scans, identity
+ *   rescans);
+ * - UAED_PATHS_MAX_AGE_S passing, for what no one announces (a rescan written by hand
+ *   after the array remapped a LUN changes the wwid and sends no uevent).
+ * Users read each listed path's wwid again before acting on it; a mismatch means the index
+ * was out of date, and they walk the host as before.
+ */
+#ifndef UAED_PATHS_H
+#define UAED_PATHS_H
+
+#include <stdbool.h>
+
+#define UAED_PATHS_MAX_AGE_S 10
+/* Paths of one LU a job handles; more than any multipath setup has. */
+#define UAED_LU_PATHS_MAX 64
+
+struct uaed_paths;
+
+int uaed_paths_new(struct uaed_paths **ret);
+struct uaed_paths *uaed_paths_free(struct uaed_paths *p);
+/* Something may have changed which device shows which WWID: walk again when next asked. */
+void uaed_paths_invalidate(struct uaed_paths *p);
+/* Without a watch (no uevent socket) the index cannot be trusted for long: never kept. */
+void uaed_paths_set_watched(struct uaed_paths *p, bool watched);
+/* Walk the host now if the index is out of date or missing; 0 or -errno. */
+int uaed_paths_refresh(struct uaed_paths *p);
+/*
+ * The H:C:T:L names of the devices that showed @wwid at the last walk, in @hctl (up to
+ * @max); returns how many there were (more than @max if they did not fit), or -ENODATA
+ * when there is no fresh index (refresh failed).  Meant for a job's child: it sees the
+ * parent's index as it was at the fork.
+ */
+int uaed_paths_of(const struct uaed_paths *p, const char *wwid, char (*hctl)[32], int max);
+/*
+ * The same, each path's wwid read again now; when one no longer shows @wwid, or there is no
+ * index (@p NULL or stale), the host is walked instead.  Returns the count as above, or
+ * -errno when the host cannot be listed.
+ */
+int uaed_paths_find(const struct uaed_paths *p, const char *wwid, char (*hctl)[32], int max);
+
+#endif /* UAED_PATHS_H */
