@@ -62,7 +62,8 @@ void uaed_paths_invalidate(struct uaed_paths *p)
 
 void uaed_paths_set_watched(struct uaed_paths *p, bool watched)
 {
-	p->watched = watched;
+	if (p)
+		p->watched = watched;
 }
 
 static bool young(const struct uaed_paths *p)
