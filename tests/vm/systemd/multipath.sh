@@ -87,3 +87,7 @@ wait_for 30 settled
 multipath -w "/dev/$1" >/dev/null 2>&1
 unmapped() { multipath -f "$MAP" >/dev/null 2>&1; modprobe -r scsi_debug; }
 check "after the test, the map is flushed and scsi_debug unloaded" wait_for 30 unmapped
+# ... and the configuration as the next script expects it (rescan.sh sets its own command).
+sed -i 's|^resize_command = /usr/share/uaevents/hooks/multipath-resize$|#resize_command = /usr/share/uaevents/hooks/multipath-resize|' \
+	/etc/uaevents/uaeventd.conf
+systemctl reload uaeventd
