@@ -97,3 +97,92 @@ touch_path "$H2"
 check "group 2 active again: path $H2 now active/optimized, tpg 2" \
 	wait_for 60 alua_state active/optimized
 check "and no error of uaeventd's own" no_daemon_error "$cursor"
+
+# ---- persistent reservations taken from the other path: alerts on the path that lost ----
+# The ALUA changes left unit attentions pending, and port 2 may still be leaving the
+# transitioning state (NOT READY): both drained first, so that each command below and the
+# next touch see only what the reservation changes raise.
+sg_of() { echo "/dev/$(ls "/sys/class/scsi_device/$1/device/scsi_generic")"; }
+drain() { wait_for 20 touch_path "$1"; }
+both_ready() { drain "$H1" && drain "$H2"; }
+check "both paths ready: pending unit attentions drained (TEST UNIT READY succeeds)" both_ready
+# pr PATH OUT-ARGS...: one PERSISTENT RESERVE OUT on PATH; what it did goes into $SAW.
+pr() {
+	p=$1
+	shift
+	out=$(sg_persist --out "$@" "$(sg_of "$p")" 2>&1)
+	rc=$?
+	echo "on $p, sg_persist --out $*: exit $rc $(echo "$out" | grep -v '^ ' | tr '\n' ' ')" >>"$SAW"
+	return $rc
+}
+# LIO records the registrations (APTPL metadata) under its dbroot, as targetcli sets it up;
+# without the folder a registration is made but answered NOT READY.
+mkdir -p "$(cat "$C/dbroot")/pr"
+sleep 3
+cursor=$(journal_cursor)
+since_pr=$cursor
+preempt() {
+	pr "$H1" --register --param-sark=0x1 && pr "$H2" --register --param-sark=0x2 &&
+		pr "$H1" --reserve --param-rk=0x1 --prout-type=1 &&
+		pr "$H2" --preempt --param-rk=0x2 --param-sark=0x1 --prout-type=1
+}
+check "path 2 preempts path 1's registration and reservation (sg_persist)" preempt
+touch_path "$H1"
+check "path 1 is told REGISTRATIONS PREEMPTED (2Ah/05h): an alert-priority entry" \
+	wait_for 30 entry "$cursor" UAEVENTS_EVENT=REGISTRATIONS_PREEMPTED "UAEVENTS_HCTL=$H1" \
+	PRIORITY=1
+drain "$H1"
+cursor=$(journal_cursor)
+clear_all() {
+	pr "$H1" --register --param-sark=0x3 && pr "$H2" --clear --param-rk=0x2
+}
+check "path 1 registers again; path 2 clears every registration (sg_persist)" clear_all
+touch_path "$H1"
+check "path 1 is told RESERVATIONS PREEMPTED (2Ah/03h): an alert-priority entry" \
+	wait_for 30 entry "$cursor" UAEVENTS_EVENT=RESERVATIONS_PREEMPTED "UAEVENTS_HCTL=$H1" \
+	PRIORITY=1
+
+# ---- a LUN mapped to both ports and unmapped: 3Fh/0Eh on the LU already there ----
+# tcm_loop adds a LUN's device to the host itself when it is linked to a port, and removes
+# it when unlinked: uaeventd's scan finds it there, and its removal is another tool's.
+BS1=$C/core/rd_mcp_1/lio1
+drain "$H1"
+drain "$H2"
+mkdir -p "$BS1" && echo rd_pages=2048 >"$BS1/control" &&
+	echo 5a1e0000-0000-4000-8000-000000000002 >"$BS1/wwn/vpd_unit_serial" &&
+	echo 1 >"$BS1/enable"
+# luns_changed CURSOR: both paths of LUN 0 reported the change, and uaeventd answered each
+# target with one scan-target entry.
+luns_changed() {
+	for h in "$H1" "$H2"; do
+		entry "$1" UAEVENTS_EVENT=REPORTED_LUNS_DATA_HAS_CHANGED "UAEVENTS_HCTL=$h" &&
+			entry "$1" UAEVENTS_ACTION=scan-target "UAEVENTS_TARGET=${h%:*}" || return 1
+	done
+}
+cursor=$(journal_cursor)
+for p in $PORT1 $PORT2; do
+	mkdir "$C/loopback/$p/tpgt_1/lun/lun_1" && ln -s "$BS1" "$C/loopback/$p/tpgt_1/lun/lun_1/lio1"
+done
+check "LUN 1 mapped to both ports: tcm_loop adds ${H1%:*}:1 and ${H2%:*}:1" \
+	wait_for 30 test -e "/sys/class/scsi_device/${H1%:*}:1" -a -e "/sys/class/scsi_device/${H2%:*}:1"
+touch_path "$H1"
+touch_path "$H2"
+check "REPORTED LUNS DATA HAS CHANGED (3Fh/0Eh) from both paths of LUN 0, each target scanned" \
+	wait_for 60 luns_changed "$cursor"
+check "each target scanned once" sh -c "[ \$(journalctl --cursor '$cursor' \
+	_SYSTEMD_UNIT=uaeventd.service UAEVENTS_ACTION=scan-target -o cat | wc -l) -eq 2 ]"
+drain "$H1"
+drain "$H2"
+sleep 3
+cursor=$(journal_cursor)
+for p in $PORT1 $PORT2; do
+	rm "$C/loopback/$p/tpgt_1/lun/lun_1/lio1" && rmdir "$C/loopback/$p/tpgt_1/lun/lun_1"
+done
+touch_path "$H1"
+touch_path "$H2"
+check "LUN 1 unmapped: 3Fh/0Eh from both paths again, each target scanned" \
+	wait_for 60 luns_changed "$cursor"
+check "uaeventd logs LUN 1's removal as another tool's (tcm_loop's)" \
+	wait_for 30 entry "$cursor" UAEVENTS_ACTION=removed-elsewhere "UAEVENTS_HCTL=${H1%:*}:1"
+check "and no error of uaeventd's own through the reservations and LUN changes" \
+	no_daemon_error "$since_pr"
