@@ -22,8 +22,8 @@ if [ "${1:-}" = --compare ]; then
 	printf "%-24s %14s %14s %9s\n" figure old new change
 	jq -rn --slurpfile o "$old" --slurpfile n "$new" '
 		($o[0].figures | map({(.name): .value}) | add // {}) as $ov |
-		$n[0].figures[] | [.name, ($ov[.name] // "-"), .value,
-			(if ($ov[.name] // 0) != 0 then ((.value / $ov[.name] - 1) * 100 | . * 10 | round / 10 | tostring) + "%" else "-" end)] | @tsv' |
+		$n[0].figures[] | [.name, ($ov[.name] // "-"), (.value // "null"),
+			(if (.value | type) == "number" and (($ov[.name] // 0) | type) == "number" and ($ov[.name] // 0) != 0 then ((.value / $ov[.name] - 1) * 100 | . * 10 | round / 10 | tostring) + "%" else "-" end)] | @tsv' |
 		awk -F '\t' '{ printf "%-24s %14s %14s %9s\n", $1, $2, $3, $4 }'
 	exit 0
 fi
