@@ -5,7 +5,9 @@
 # Real target-side changes through configfs; each must reach the journal with its fields.
 C=/sys/kernel/config/target
 BS=$C/core/rd_mcp_1/lio0
-PORT1=naa.50014050000a0001 PORT2=naa.50014050000a0002
+# Ports and initiators of their own: reuse.sh, before this script, leaves its port
+# (naa.50014050000a0001, with its nexus) in place.
+PORT1=naa.50014050000c0001 PORT2=naa.50014050000c0002
 
 check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
 lio_two_paths() {
@@ -18,7 +20,7 @@ lio_two_paths() {
 	for p in $PORT1 $PORT2; do
 		# The I_T nexus first: a LUN linked before it is probed and refused.
 		mkdir -p "$C/loopback/$p/tpgt_1" &&
-			echo "naa.50014050000b${p#naa.50014050000a}" >"$C/loopback/$p/tpgt_1/nexus" &&
+			echo "naa.50014050000d${p#naa.50014050000c}" >"$C/loopback/$p/tpgt_1/nexus" &&
 			mkdir "$C/loopback/$p/tpgt_1/lun/lun_0" &&
 			ln -s "$BS" "$C/loopback/$p/tpgt_1/lun/lun_0/lio0" || return 1
 	done
