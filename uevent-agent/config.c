@@ -23,6 +23,8 @@ static void set_defaults(struct uaed_config *cfg)
 	cfg->rescan_timeout_s = 300;
 	cfg->removal_grace_s = 600;
 	cfg->max_hooks = 4;
+	/* Debian's prometheus-node-exporter reads this one (its --collector.textfile.directory). */
+	snprintf(cfg->metrics_dir, sizeof(cfg->metrics_dir), "/var/lib/prometheus/node-exporter");
 }
 
 static int parse_bool(const char *v, bool *out)
@@ -133,6 +135,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 		r = parse_uint(value, 64, &cfg->max_hooks);
 	else if (!strcmp(section, "hooks") && !strcmp(name, "mail_to"))
 		r = parse_mail_to(value, cfg->mail_to, sizeof(cfg->mail_to));
+	else if (!strcmp(section, "metrics") && !strcmp(name, "textfile_directory"))
+		r = copy_str(value, cfg->metrics_dir, sizeof(cfg->metrics_dir));
 	if (r < 0)
 		fprintf(stderr, "uaeventd: [%s] %s = %s: unknown setting or bad value\n",
 			section, name, value);

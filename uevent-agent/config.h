@@ -31,6 +31,8 @@ struct uaed_config {
 	unsigned int hook_timeout_s;
 	unsigned int max_hooks;
 	char mail_to[256];		/* hooks' UAEVENTS_MAILTO; "" none */
+	/* [metrics] node_exporter's textfile collector directory; "" none (at start only) */
+	char metrics_dir[256];
 };
 
 /* Defaults, then @path if it exists.  -errno, with a message on stderr, if it is bad. */

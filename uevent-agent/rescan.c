@@ -24,6 +24,7 @@
 #include "children.h"
 #include "identity.h"
 #include "log.h"
+#include "metrics.h"
 #include "paths.h"
 #include "removals.h"
 #include "rescan.h"
@@ -40,6 +41,12 @@
 
 /* EMPTY_TARGET: the reconciler's scan of a target with no LU here (no report came). */
 enum action { SCAN_TARGET, EMPTY_TARGET, RESCAN_WWID, RESCAN_DEVICE, RECONCILE, ALUA_STATE };
+/* As the metrics name them, after the journal entries each writes. */
+static const char *const job_names[] = {
+	[SCAN_TARGET] = "scan-target", [EMPTY_TARGET] = "scan-empty-target",
+	[RESCAN_WWID] = "rescan-paths", [RESCAN_DEVICE] = "rescan-device",
+	[RECONCILE] = "reconcile", [ALUA_STATE] = "alua-state",
+};
 
 /* A LU's command count at the reconciler's last round, to tell whether it is idle. */
 struct counted {
@@ -74,6 +81,7 @@ struct uaed_rescan {
 	const struct uaed_config *cfg;
 	struct uaed_removals *removals;	/* LUNs removed here by someone else, lately */
 	struct uaed_paths *paths;	/* which devices show which WWID; NULL: walk each time */
+	struct uaed_metrics *metrics;	/* jobs counted; NULL: not */
 	/* The reconciler: its timer, the LUs it counted, and the idle ones' sg devices. */
 	sd_event_source *reconcile_timer;
 	struct counted *counted;
@@ -115,6 +123,11 @@ int uaed_rescan_new(struct uaed_rescan **ret, sd_event *loop, const struct uaed_
 			       "tools: %m; target scans may add them back");
 	*ret = r;
 	return 0;
+}
+
+void uaed_rescan_set_metrics(struct uaed_rescan *r, struct uaed_metrics *m)
+{
+	r->metrics = m;
 }
 
 void uaed_rescan_free(struct uaed_rescan *r)
@@ -562,6 +575,8 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 		if (p->r->run[i] == p)
 			p->r->run[i] = p->r->run[--p->r->n_running];
 	uaed_child_done(&p->proc);
+	uaed_metrics_job(p->r->metrics, job_names[p->action],
+			 si->si_code != CLD_EXITED || si->si_status != 0);
 	/* Scans add devices, identity rescans change WWIDs: the index may be out of date. */
 	if (p->action != RESCAN_WWID && p->action != ALUA_STATE)
 		uaed_paths_invalidate(p->r->paths);

@@ -18,5 +18,8 @@ struct uaed_rescan;
 int uaed_rescan_new(struct uaed_rescan **ret, sd_event *loop, const struct uaed_config *cfg);
 void uaed_rescan_free(struct uaed_rescan *r);
 void uaed_rescan_event(struct uaed_rescan *r, const struct uaed_event *e);
+/* Each job's end is counted there (metrics.h); NULL: not counted. */
+struct uaed_metrics;
+void uaed_rescan_set_metrics(struct uaed_rescan *r, struct uaed_metrics *m);
 
 #endif /* UAED_RESCAN_H */

@@ -32,6 +32,7 @@
 #include "hooks.h"
 #include "log.h"
 #include "message_ids.h"
+#include "metrics.h"
 #include "rescan.h"
 #include "state.h"
 #include "sysfs.h"
@@ -175,6 +176,7 @@ struct daemon {
 	struct uaed_hooks *hooks;
 	struct uaed_rescan *rescan;
 	struct uaed_floods *floods;
+	struct uaed_metrics *metrics;	/* NULL: off (no textfile directory) */
 	struct uaed_state state;
 	bool state_dirty;
 	bool state_failing;	/* the last save failed: said once, until one works again */
@@ -259,8 +261,13 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 			uae_event_get_instance(ev), strerror(-r));
 		d->journal_failed = true;
 	}
-	if (uae_event_get_kind(ev) == UAE_EVENT_GAP)
+	if (uae_event_get_kind(ev) == UAE_EVENT_GAP) {
+		uaed_metrics_lost(d->metrics, uae_event_get_gap(ev));
 		return;
+	}
+	from_module_event(ev, &e);
+	/* Counted whether or not it is acted on: the journal has every one too. */
+	uaed_metrics_event(d->metrics, &e, uae_event_get_repeat(ev) ?: 1);
 	/* Stock uevents have no sequence numbers: nothing to remember. */
 	if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK) && !d->journal_failed) {
 		d->state.instance = uae_event_get_instance(ev);
@@ -270,7 +277,6 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	/* A test event, which anyone with CAP_SYS_ADMIN can make, moves nothing. */
 	if ((uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED) && !d->cfg.act_on_injected)
 		return;
-	from_module_event(ev, &e);
 	act_on(d, &e);
 }
 
@@ -523,6 +529,11 @@ static int set_up(struct daemon *d)
 	r = uaed_floods_new(&d->floods, d->loop);
 	if (r < 0)
 		return uaed_log_fatal_errno(r, "uaeventd: cannot set up summaries: %m");
+	/* Metrics are for a fleet's dashboards: without them the events still flow. */
+	r = uaed_metrics_new(&d->metrics, d->loop, d->cfg.metrics_dir);
+	if (r < 0)
+		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot set up metrics: %m; none are written");
+	uaed_rescan_set_metrics(d->rescan, d->metrics);
 	uaed_hooks_scan(d->hooks, &d->cfg);
 
 	/* Armed when the monitor fails (on_monitor). */
@@ -592,11 +603,13 @@ int main(int argc, char **argv)
 		uaed_log_errno(LOG_ERR, q, "uaeventd: cannot remove %s: %m; the unit's "
 			       "RuntimeDirectory= removes it", UAED_HANDOFF_DIR);
 	save_state(&d);
+	uaed_metrics_flush(d.metrics);
 out:
 	sd_event_source_disable_unref(d.retry);
 	sd_event_source_disable_unref(d.monitor_source);
 	uaed_floods_free(d.floods);
 	uaed_rescan_free(d.rescan);
+	uaed_metrics_free(d.metrics);
 	uaed_hooks_free(d.hooks);
 	uae_monitor_unref(d.monitor);
 	sd_event_unref(d.loop);

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * uaeventd: Prometheus metrics (see metrics.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-journal.h>
+
+#include "log.h"
+#include "metrics.h"
+
+/* Distinct (host, kind, category, event) series; beyond them, one "other" count. */
+#define MAX_SERIES 1024
+/* LUs whose last thin-provisioning event time is kept. */
+#define MAX_LAST 4096
+#define MAX_JOBS 16
+#define SOON_USEC 1000000ULL
+#define HEARTBEAT_USEC 60000000ULL
+
+struct series {
+	unsigned int host;
+	char kind[16], category[16], name[64];
+	uint64_t n;
+};
+
+/* The time of the last event that says a thin pool runs low or out, per LU. */
+struct last {
+	char name[64], wwid[128];
+	double when;		/* seconds since the epoch */
+};
+
+struct job {
+	char name[32];
+	uint64_t ok, failed;
+};
+
+struct uaed_metrics {
+	char dir[256];
+	sd_event_source *timer;
+	bool soon;		/* the timer is armed to write a second after a change */
+	bool failing;		/* the last write failed: said once */
+	struct series *series;
+	unsigned int n_series;
+	uint64_t other;		/* occurrences of series beyond MAX_SERIES */
+	uint64_t lost;
+	struct last *last;
+	unsigned int n_last;
+	struct job jobs[MAX_JOBS];
+	unsigned int n_jobs;
+	double started;
+};
+
+static double now_real(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A label value as the text format wants it: backslash, quote and newline escaped. */
+static void label(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fprintf(f, "\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+static void print(struct uaed_metrics *m, FILE *f)
+{
+	fputs("# HELP uaevents_events_total SCSI events uaeventd received, by SCSI host, kind, "
+	      "category and event; each occurrence of a coalesced storm counted.\n"
+	      "# TYPE uaevents_events_total counter\n", f);
+	for (unsigned int i = 0; i < m->n_series; i++) {
+		const struct series *s = &m->series[i];
+
+		fprintf(f, "uaevents_events_total{host=\"%u\",kind=\"", s->host);
+		label(f, s->kind);
+		fputs("\",category=\"", f);
+		label(f, s->category);
+		fputs("\",event=\"", f);
+		label(f, s->name);
+		fprintf(f, "\"} %" PRIu64 "\n", s->n);
+	}
+	fputs("# HELP uaevents_events_untracked_total Occurrences of events beyond the series "
+	      "uaeventd keeps.\n# TYPE uaevents_events_untracked_total counter\n", f);
+	fprintf(f, "uaevents_events_untracked_total %" PRIu64 "\n", m->other);
+	fputs("# HELP uaevents_events_lost_total Events the kernel reported lost to uaeventd "
+	      "(gaps no replay could fill).\n# TYPE uaevents_events_lost_total counter\n", f);
+	fprintf(f, "uaevents_events_lost_total %" PRIu64 "\n", m->lost);
+	fputs("# HELP uaevents_jobs_total Rescan jobs uaeventd ran, by job and result.\n"
+	      "# TYPE uaevents_jobs_total counter\n", f);
+	for (unsigned int i = 0; i < m->n_jobs; i++)
+		fprintf(f, "uaevents_jobs_total{job=\"%s\",result=\"ok\"} %" PRIu64 "\n"
+			"uaevents_jobs_total{job=\"%s\",result=\"failed\"} %" PRIu64 "\n",
+			m->jobs[i].name, m->jobs[i].ok, m->jobs[i].name, m->jobs[i].failed);
+	fputs("# HELP uaevents_last_event_timestamp_seconds When an LU last reported that its "
+	      "thin pool runs low (soft threshold) or out (space allocation failed).\n"
+	      "# TYPE uaevents_last_event_timestamp_seconds gauge\n", f);
+	for (unsigned int i = 0; i < m->n_last; i++) {
+		fputs("uaevents_last_event_timestamp_seconds{event=\"", f);
+		label(f, m->last[i].name);
+		fputs("\",wwid=\"", f);
+		label(f, m->last[i].wwid);
+		fprintf(f, "\"} %.3f\n", m->last[i].when);
+	}
+	fputs("# HELP uaeventd_start_time_seconds When uaeventd started (its counters with it).\n"
+	      "# TYPE uaeventd_start_time_seconds gauge\n", f);
+	fprintf(f, "uaeventd_start_time_seconds %.3f\n", m->started);
+	fputs("# HELP uaeventd_metrics_timestamp_seconds When uaeventd wrote this file: it does "
+	      "every minute while it runs.\n# TYPE uaeventd_metrics_timestamp_seconds gauge\n", f);
+	fprintf(f, "uaeventd_metrics_timestamp_seconds %.3f\n", now_real());
+}
+
+/* Beside the file, under a name the collector skips (it reads *.prom), then renamed. */
+static int write_file(struct uaed_metrics *m)
+{
+	char tmp[sizeof(m->dir) + 32], path[sizeof(m->dir) + 32];
+	int fd, r = 0;
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s/.uaevents.prom.XXXXXX", m->dir);
+	snprintf(path, sizeof(path), "%s/uaevents.prom", m->dir);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		unlink(tmp);
+		return r;
+	}
+	/* node_exporter runs as its own user: the file must be readable by others. */
+	if (fchmod(fd, 0644) < 0)
+		r = -errno;
+	print(m, f);
+	if (ferror(f) && !r)
+		r = -EIO;
+	if (fclose(f) && !r)
+		r = -errno;
+	if (!r && rename(tmp, path) < 0)
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	return r;
+}
+
+static void write_now(struct uaed_metrics *m)
+{
+	int r = write_file(m);
+
+	if (r < 0 && !m->failing)
+		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot write its metrics to %s: %m; trying "
+			       "again every minute", m->dir);
+	else if (r == 0 && m->failing)
+		sd_journal_print(LOG_INFO, "uaeventd: metrics written to %s again", m->dir);
+	m->failing = r < 0;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct uaed_metrics *m = userdata;
+
+	write_now(m);
+	m->soon = false;
+	sd_event_source_set_time_relative(s, HEARTBEAT_USEC);
+	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+static void changed(struct uaed_metrics *m)
+{
+	if (m->soon || !m->timer)
+		return;
+	/* A storm is one write a second, not one per event. */
+	sd_event_source_set_time_relative(m->timer, SOON_USEC);
+	sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
+	m->soon = true;
+}
+
+int uaed_metrics_new(struct uaed_metrics **ret, sd_event *loop, const char *dir)
+{
+	struct uaed_metrics *m;
+	struct stat st;
+	int r;
+
+	*ret = NULL;
+	if (!dir[0])
+		return 0;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		sd_journal_send("MESSAGE=uaeventd: no metrics: %s is not there (install "
+				"prometheus-node-exporter, or set [metrics] textfile_directory)", dir,
+				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=metrics-off", NULL);
+		return 0;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	snprintf(m->dir, sizeof(m->dir), "%s", dir);
+	m->started = now_real();
+	r = sd_event_add_time_relative(loop, &m->timer, CLOCK_MONOTONIC, 0, 0, on_timer, m);
+	if (r < 0) {
+		uaed_metrics_free(m);
+		return r;
+	}
+	m->soon = true;		/* the first write, with every series at 0, comes at once */
+	*ret = m;
+	return 0;
+}
+
+struct uaed_metrics *uaed_metrics_free(struct uaed_metrics *m)
+{
+	if (!m)
+		return NULL;
+	sd_event_source_disable_unref(m->timer);
+	free(m->series);
+	free(m->last);
+	free(m);
+	return NULL;
+}
+
+void uaed_metrics_flush(struct uaed_metrics *m)
+{
+	if (m && m->soon)
+		write_now(m);
+}
+
+/* Events that say a thin pool is running low or out: their time is kept per LU. */
+static bool space_event(const char *name)
+{
+	return !strcmp(name, "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED") ||
+	       !strcmp(name, "SPACE_ALLOCATION_FAILED_WRITE_PROTECT");
+}
+
+static void note_last(struct uaed_metrics *m, const struct uaed_event *e)
+{
+	struct last *x = NULL;
+
+	for (unsigned int i = 0; i < m->n_last && !x; i++)
+		if (!strcmp(m->last[i].name, e->name) && !strcmp(m->last[i].wwid, e->wwid))
+			x = &m->last[i];
+	if (!x) {
+		if (m->n_last == MAX_LAST)
+			return;		/* the events are still counted above */
+		if (!m->last) {
+			m->last = calloc(MAX_LAST, sizeof(*m->last));
+			if (!m->last)
+				return;
+		}
+		x = &m->last[m->n_last++];
+		snprintf(x->name, sizeof(x->name), "%s", e->name);
+		snprintf(x->wwid, sizeof(x->wwid), "%s", e->wwid);
+	}
+	x->when = now_real();
+}
+
+void uaed_metrics_event(struct uaed_metrics *m, const struct uaed_event *e, uint64_t count)
+{
+	struct series *s = NULL;
+
+	if (!m)
+		return;
+	for (unsigned int i = 0; i < m->n_series && !s; i++)
+		if (m->series[i].host == e->host && !strcmp(m->series[i].name, e->name) &&
+		    !strcmp(m->series[i].kind, e->kind) &&
+		    !strcmp(m->series[i].category, e->category))
+			s = &m->series[i];
+	if (!s && m->n_series < MAX_SERIES) {
+		if (!m->series)
+			m->series = calloc(MAX_SERIES, sizeof(*m->series));
+		if (m->series) {
+			s = &m->series[m->n_series++];
+			s->host = e->host;
+			memcpy(s->kind, e->kind, sizeof(s->kind));
+			memcpy(s->category, e->category, sizeof(s->category));
+			memcpy(s->name, e->name, sizeof(s->name));
+		}
+	}
+	if (s)
+		s->n += count;
+	else
+		m->other += count;
+	if (space_event(e->name))
+		note_last(m, e);
+	changed(m);
+}
+
+void uaed_metrics_lost(struct uaed_metrics *m, uint64_t count)
+{
+	if (!m)
+		return;
+	m->lost += count;
+	changed(m);
+}
+
+void uaed_metrics_job(struct uaed_metrics *m, const char *job, bool failed)
+{
+	struct job *j = NULL;
+
+	if (!m)
+		return;
+	for (unsigned int i = 0; i < m->n_jobs && !j; i++)
+		if (!strcmp(m->jobs[i].name, job))
+			j = &m->jobs[i];
+	if (!j && m->n_jobs < MAX_JOBS) {
+		j = &m->jobs[m->n_jobs++];
+		snprintf(j->name, sizeof(j->name), "%s", job);
+	}
+	if (!j)
+		return;
+	if (failed)
+		j->failed++;
+	else
+		j->ok++;
+	changed(m);
+}
