@@ -1,0 +1,66 @@
+#!/bin/sh
+# Sourced by run.sh.  Debian's prometheus-node-exporter reads uaeventd's metrics from its
+# textfile collector folder; a scrape shows the series move when events happen.
+check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
+check "prometheus-node-exporter.service is active" \
+	wait_for 60 systemctl is-active --quiet prometheus-node-exporter
+# scrape: node_exporter's answer on :9100 into /tmp/scrape (python3's urllib: no curl here).
+scrape() {
+	python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:9100/metrics", timeout=10).read().decode())' \
+		>/tmp/scrape
+}
+# sum PATTERN: the sum of the values of the series whose line matches PATTERN (awk ERE).
+sum() { awk -v p="$1" '$0 ~ p && !/^#/ { n += $NF } END { print n + 0 }' /tmp/scrape; }
+scraped() {
+	scrape && grep '^uaeventd_\|^node_textfile' /tmp/scrape >"$SAW" &&
+		grep -q '^uaeventd_metrics_timestamp_seconds ' /tmp/scrape &&
+		grep -q '^node_textfile_scrape_error 0$' /tmp/scrape
+}
+check "node_exporter serves uaeventd's metrics (uaevents.prom), with no textfile error" \
+	wait_for 90 scraped
+grep '^uaevents\|^uaeventd\|^node_textfile' /tmp/scrape | sed 's/^/# /' >"$TAP"
+check "the file is root's, readable by node_exporter's user, and no temporary file is left" \
+	sh -c "stat -c '%U %a' /var/lib/prometheus/node-exporter/uaevents.prom | grep -qx 'root 644' &&
+		! ls -A /var/lib/prometheus/node-exporter | grep -q '^\.uaevents'"
+
+check "scsi_debug with one disk" sdebug_one_disk
+H=${HCTL%%:*}
+WWID=$(cat "/sys/class/scsi_device/$HCTL/device/wwid")
+SOFT="^uaevents_events_total[{]host=\"$H\",kind=\"ua\",category=\"space\",event=\"THIN_PROVISIONING_SOFT_THRESHOLD_REACHED\"[}]"
+scrape
+soft_before=$(sum "$SOFT")
+# A real soft threshold UA on 6.12 (scsi_debug's error injection); an injected one on 6.1.
+if [ -n "$(sdebug_error_file)" ]; then
+	raise_soft_threshold
+else
+	uaectl inject --hctl "$HCTL" --sense 700006000000000a00000000380700000000
+fi
+t_raised=$(date +%s)
+# counted: one more soft threshold for host H, and the LU's last-event time from now.
+counted() {
+	scrape || return 1
+	grep "THIN_PROVISIONING" /tmp/scrape >"$SAW"
+	[ "$(sum "$SOFT")" -eq $((soft_before + 1)) ] &&
+		awk -v w="wwid=\"$WWID\"" -v t="$t_raised" '/^uaevents_last_event_timestamp_seconds/ &&
+			/event="THIN_PROVISIONING_SOFT_THRESHOLD_REACHED"/ && index($0, w) &&
+			$NF >= t - 5 && $NF <= t + 120 { ok = 1 } END { exit !ok }' /tmp/scrape
+}
+check "the soft threshold is scraped: +1 in uaevents_events_total, the LU's time in uaevents_last_event_timestamp_seconds" \
+	wait_for 30 counted
+
+# A capacity change (a real UA from scsi_debug on both kernels): uaeventd's rescan job.
+JOB='^uaevents_jobs_total[{]job="rescan-paths",result="ok"[}]'
+scrape
+jobs_before=$(sum "$JOB")
+echo 1 >"$SDEBUG/virtual_gb"
+touch_disk "$DISK"
+rescan_counted() {
+	scrape && grep '^uaevents_jobs_total' /tmp/scrape >"$SAW" &&
+		[ "$(sum "$JOB")" -eq $((jobs_before + 1)) ]
+}
+check "the capacity change's rescan is scraped: +1 in uaevents_jobs_total{job=\"rescan-paths\",result=\"ok\"}" \
+	wait_for 60 rescan_counted
+check "uaevents_events_lost_total is 0: nothing was lost" \
+	sh -c "grep -qx 'uaevents_events_lost_total 0' /tmp/scrape"
+check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
