@@ -68,14 +68,18 @@ static double now_real(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* A label value as the text format wants it: backslash, quote and newline escaped. */
+/*
+ * A label value as the text format wants it: backslash and quote escaped.  A WWID is the
+ * device's to choose: a byte that is not printable ASCII (a newline, or invalid UTF-8,
+ * which would make node_exporter drop the whole file) is written as '?'.
+ */
 static void label(FILE *f, const char *v)
 {
 	for (; *v; v++) {
 		if (*v == '\\' || *v == '"')
 			fprintf(f, "\\%c", *v);
-		else if (*v == '\n')
-			fputs("\\n", f);
+		else if (*v < 0x20 || *v > 0x7e)
+			fputc('?', f);
 		else
 			fputc(*v, f);
 	}
