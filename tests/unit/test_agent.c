@@ -17,6 +17,7 @@
 #include "handoff.h"
 #include "hooks.h"
 #include "identity.h"
+#include "metrics.h"
 #include "state.h"
 #include "trust.h"
 
@@ -494,6 +495,52 @@ START_TEST(floods_first_per_lu)
 }
 END_TEST
 
+/* A device's WWID with a quote, a backslash, a newline and a byte of invalid UTF-8. */
+START_TEST(metrics_file_from_hostile_wwid)
+{
+	char dir[] = "/tmp/uae-metrics-XXXXXX", path[64], text[8192];
+	struct uaed_event e = { .kind = "ua", .category = "space", .host = 3,
+				.name = "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED",
+				.wwid = "naa.\"x\\y\nz\xff" };
+	struct uaed_metrics *m = NULL;
+	sd_event *loop = NULL;
+	size_t n;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(sd_event_new(&loop), 0);
+	ck_assert_int_eq(uaed_metrics_new(&m, loop, dir), 0);
+	ck_assert_ptr_nonnull(m);
+	uaed_metrics_event(m, &e, 5);
+	uaed_metrics_event(m, &e, 1);
+	uaed_metrics_lost(m, 2);
+	uaed_metrics_job(m, "rescan-paths", false);
+	uaed_metrics_job(m, "rescan-paths", true);
+	uaed_metrics_flush(m);
+	snprintf(path, sizeof(path), "%s/uaevents.prom", dir);
+	f = fopen(path, "re");
+	ck_assert_ptr_nonnull(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	ck_assert_msg(strstr(text, "uaevents_events_total{host=\"3\",kind=\"ua\",category=\"space\","
+			     "event=\"THIN_PROVISIONING_SOFT_THRESHOLD_REACHED\"} 6\n"), "%s", text);
+	ck_assert_msg(strstr(text, "wwid=\"naa.\\\"x\\\\y?z?\"} "), "%s", text);
+	ck_assert_msg(strstr(text, "uaevents_events_lost_total 2\n"), "%s", text);
+	ck_assert_msg(strstr(text, "uaevents_jobs_total{job=\"rescan-paths\",result=\"ok\"} 1\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "uaevents_jobs_total{job=\"rescan-paths\",result=\"failed\"} 1\n"),
+		      "%s", text);
+	/* Every line a comment or "name{labels} value": no line broken by the WWID. */
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		ck_assert_msg(line[0] == '#' || !strncmp(line, "uae", 3), "line: %s", line);
+	uaed_metrics_free(m);
+	sd_event_unref(loop);
+	unlink(path);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent");
@@ -512,6 +559,7 @@ int main(void)
 	tcase_add_test(tc, resize_command_checked);
 	tcase_add_test(tc, floods_first_per_lu);
 	tcase_add_test(tc, mpath_wwid_names_lu);
+	tcase_add_test(tc, metrics_file_from_hostile_wwid);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
