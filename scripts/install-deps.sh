@@ -11,7 +11,7 @@ qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 systemd udev
 flex bison bc libelf-dev libssl-dev python3 perl dwarves
 jq sg3-utils fio man-db groff-base bash-completion
-debhelper dh-dkms dkms lintian mmdebstrap e2fsprogs"
+debhelper dh-dkms dh-python dkms lintian mmdebstrap e2fsprogs python3-pytest"
 
 missing=""
 for p in $PKGS; do

@@ -48,6 +48,13 @@ result $? "libuaevents1 ships the shared library"
 has libuaevents-dev /usr/include/libuaevents.h /usr/share/man/man3/libuaevents.3.gz \
 	"/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pkgconfig/uaevents.pc"
 result $? "libuaevents-dev ships the header, the pkg-config file and the API's man page"
+has python3-uaevents /usr/lib/python3/dist-packages/uaevents/__init__.py \
+	/usr/share/doc/python3-uaevents/examples/low-space.py &&
+	dpkg-deb -f "$(ls "$out/python3-uaevents_${version}_all.deb")" Depends |
+	grep -q "python3:any" &&
+	dpkg-deb -f "$(ls "$out/python3-uaevents_${version}_all.deb")" Depends |
+	grep -q "libuaevents1 (>= $version)"
+result $? "python3-uaevents ships the module and its example, depending on python3 and libuaevents1"
 
 # DKMS, as on an administrator's machine, but in a tree of its own: the host is untouched.
 dk="$out/dkms"

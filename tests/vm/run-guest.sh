@@ -38,7 +38,7 @@ tar -xf "$tarball" -C "$root"
 
 # As an administrator would: apt installs the packages and pulls in what they need.
 mkdir -p "$root/tmp/debs"
-for p in uaevents-dkms libuaevents1 uaevents; do
+for p in uaevents-dkms libuaevents1 uaevents python3-uaevents; do
 	cp "$debdir/${p}_"*.deb "$root/tmp/debs/"
 done
 mount -t proc proc "$root/proc"
@@ -69,7 +69,7 @@ fi
 # The test: a unit that runs after boot, reports TAP on the second serial port and
 # powers the guest off.
 mkdir -p "$root/usr/local/lib/uae-test"
-cp "$here/guest/lib.sh" "$here/systemd/"*.sh "$root/usr/local/lib/uae-test/"
+cp "$here/guest/lib.sh" "$here/systemd/"*.sh "$here/../python/"*.py "$root/usr/local/lib/uae-test/"
 cat >"$root/etc/systemd/system/uae-test.service" <<UNIT
 [Unit]
 Description=uaevents tests: $scripts

@@ -10,8 +10,12 @@ scrape() {
 sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:9100/metrics", timeout=10).read().decode())' \
 		>/tmp/scrape
 }
-# sum PATTERN: the sum of the values of the series whose line matches PATTERN (awk ERE).
-sum() { awk -v p="$1" '$0 ~ p && !/^#/ { n += $NF } END { print n + 0 }' /tmp/scrape; }
+# sum NAME LABEL...: the sum of the values of NAME's series with every LABEL ('k="v"'), as
+# node_exporter serves them (labels in its order, values maybe in exponent notation).
+sum() {
+	awk -v n="$1" -v a="${2:-}" -v b="${3:-}" 'index($0, n "{") == 1 && index($0, a) &&
+		index($0, b) { s += $NF } END { print s + 0 }' /tmp/scrape
+}
 scraped() {
 	scrape && grep '^uaeventd_\|^node_textfile' /tmp/scrape >"$SAW" &&
 		grep -q '^uaeventd_metrics_timestamp_seconds ' /tmp/scrape &&
@@ -27,9 +31,9 @@ check "the file is root's, readable by node_exporter's user, and no temporary fi
 check "scsi_debug with one disk" sdebug_one_disk
 H=${HCTL%%:*}
 WWID=$(cat "/sys/class/scsi_device/$HCTL/device/wwid")
-SOFT="^uaevents_events_total[{]host=\"$H\",kind=\"ua\",category=\"space\",event=\"THIN_PROVISIONING_SOFT_THRESHOLD_REACHED\"[}]"
+soft() { sum uaevents_events_total "host=\"$H\"" 'event="THIN_PROVISIONING_SOFT_THRESHOLD_REACHED"'; }
 scrape
-soft_before=$(sum "$SOFT")
+soft_before=$(soft)
 # A real soft threshold UA on 6.12 (scsi_debug's error injection); an injected one on 6.1.
 if [ -n "$(sdebug_error_file)" ]; then
 	raise_soft_threshold
@@ -41,7 +45,7 @@ t_raised=$(date +%s)
 counted() {
 	scrape || return 1
 	grep "THIN_PROVISIONING" /tmp/scrape >"$SAW"
-	[ "$(sum "$SOFT")" -eq $((soft_before + 1)) ] &&
+	[ "$(soft)" -eq $((soft_before + 1)) ] &&
 		awk -v w="wwid=\"$WWID\"" -v t="$t_raised" '/^uaevents_last_event_timestamp_seconds/ &&
 			/event="THIN_PROVISIONING_SOFT_THRESHOLD_REACHED"/ && index($0, w) &&
 			$NF >= t - 5 && $NF <= t + 120 { ok = 1 } END { exit !ok }' /tmp/scrape
@@ -50,14 +54,14 @@ check "the soft threshold is scraped: +1 in uaevents_events_total, the LU's time
 	wait_for 30 counted
 
 # A capacity change (a real UA from scsi_debug on both kernels): uaeventd's rescan job.
-JOB='^uaevents_jobs_total[{]job="rescan-paths",result="ok"[}]'
+jobs() { sum uaevents_jobs_total 'job="rescan-paths"' 'result="ok"'; }
 scrape
-jobs_before=$(sum "$JOB")
+jobs_before=$(jobs)
 echo 1 >"$SDEBUG/virtual_gb"
 touch_disk "$DISK"
 rescan_counted() {
 	scrape && grep '^uaevents_jobs_total' /tmp/scrape >"$SAW" &&
-		[ "$(sum "$JOB")" -eq $((jobs_before + 1)) ]
+		[ "$(jobs)" -eq $((jobs_before + 1)) ]
 }
 check "the capacity change's rescan is scraped: +1 in uaevents_jobs_total{job=\"rescan-paths\",result=\"ok\"}" \
 	wait_for 60 rescan_counted

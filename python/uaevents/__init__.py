@@ -1,0 +1,296 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""SCSI unit attentions and classified errors from the uaevents kernel module.
+
+A thin layer over libuaevents (ctypes): the same events, filters, replay and gap reports
+as the C library and ``uaectl monitor``.
+
+    import uaevents
+
+    with uaevents.Monitor(event="THIN_PROVISIONING_SOFT_THRESHOLD_REACHED") as m:
+        for ev in m:
+            if ev.kind is uaevents.Kind.GAP:
+                print(f"{ev.gap} events lost from {ev.seq} on")
+            else:
+                print(ev.name, ev.hctl, ev.wwid)
+
+Iterating blocks until the next event; ``Monitor.receive(timeout)`` waits at most that
+long and returns None.  ``Monitor.fileno()`` is a descriptor for select/poll/asyncio.
+Errors are ``OSError`` with the library's message.
+"""
+
+import ctypes
+import datetime
+import enum
+import errno as _errno
+import os
+import select
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Mapping, Optional, Union
+
+__all__ = ["Kind", "Flag", "Event", "Monitor", "kernel_stats", "inject"]
+
+_lib = ctypes.CDLL("libuaevents.so.1", use_errno=True)
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(_lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+_p = ctypes.c_void_p
+_str = ctypes.c_char_p
+_monitor_new = _fn("uae_monitor_new", ctypes.c_int, ctypes.POINTER(_p))
+_monitor_unref = _fn("uae_monitor_unref", _p, _p)
+_monitor_is_fallback = _fn("uae_monitor_is_fallback", ctypes.c_int, _p)
+_monitor_filter = _fn("uae_monitor_filter_add_match", ctypes.c_int, _p, _str, _str)
+_monitor_fd = _fn("uae_monitor_get_fd", ctypes.c_int, _p)
+_monitor_replay = _fn("uae_monitor_replay", ctypes.c_int, _p, ctypes.c_uint64)
+_monitor_receive = _fn("uae_monitor_receive", ctypes.c_int, _p, ctypes.POINTER(_p))
+_monitor_overflows = _fn("uae_monitor_get_overflows", ctypes.c_uint64, _p)
+_event_unref = _fn("uae_event_unref", _p, _p)
+_strerror = _fn("uae_strerror", _str, ctypes.c_int)
+_get_sense = _fn("uae_event_get_sense", ctypes.POINTER(ctypes.c_uint8), _p,
+                 ctypes.POINTER(ctypes.c_size_t))
+_get_lba = _fn("uae_event_get_lba", ctypes.c_int, _p, ctypes.POINTER(ctypes.c_uint64),
+               ctypes.POINTER(ctypes.c_uint32))
+
+# Getters: the field's name in Event, and the C type they return.
+_GETTERS = {
+    "kind": ctypes.c_int, "flags": ctypes.c_uint32, "seq": ctypes.c_uint64,
+    "instance": ctypes.c_uint64, "gap": ctypes.c_uint64, "repeat": ctypes.c_uint32,
+    "timestamp_ns": ctypes.c_uint64, "host": ctypes.c_uint, "channel": ctypes.c_uint,
+    "target": ctypes.c_uint, "lun": ctypes.c_uint64, "hctl": _str, "devname": _str,
+    "sgdev": _str, "wwid": _str, "serial": _str, "sense_key": ctypes.c_uint8,
+    "asc": ctypes.c_uint8, "ascq": ctypes.c_uint8, "opcode": ctypes.c_uint8,
+    "host_byte": ctypes.c_uint8, "status": ctypes.c_uint8, "req_op_name": _str,
+    "errno": ctypes.c_int, "severity": _str, "locus": _str, "failover": ctypes.c_int,
+    "blk_status": _str, "class_rule": ctypes.c_uint, "name": _str, "category": _str,
+    "description": _str, "sense_key_name": _str, "kind_name": _str,
+}
+_get = {k: _fn("uae_event_get_" + k, t, _p) for k, t in _GETTERS.items()}
+_has_sense = _fn("uae_event_has_sense", ctypes.c_int, _p)
+
+
+def _error(r: int, what: str) -> OSError:
+    return OSError(-r, f"{what}: {_strerror(r).decode()}")
+
+
+class Kind(enum.IntEnum):
+    """What an event is (enum uae_event_kind)."""
+    UA = 1          #: a unit attention
+    ERROR = 2       #: block I/O failed: the midlayer's final answer
+    TIMEOUT = 3     #: a command timed out
+    SGIO = 4        #: an SG_IO pass-through command failed
+    GAP = 100       #: events were lost and could not be replayed (``gap`` of them)
+    MODULE = 101    #: the module was loaded, unloaded or missed (``name`` says which)
+
+
+class Flag(enum.IntFlag):
+    """UAE_EVENT_FLAG_*."""
+    PASSTHROUGH = 0x1
+    QUIET = 0x2
+    INJECTED = 0x4
+    STOCK = 0x8
+    NO_COMMAND = 0x10
+    ERROR_HANDLER = 0x20
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event, its fields read once from the library's event."""
+    kind: Kind
+    name: str                       #: "CAPACITY_DATA_HAS_CHANGED", "DID_TRANSPORT_FAILFAST"
+    category: str                   #: "space", "inventory", ...; "none"
+    seq: int                        #: from 1 per module instance; 0 for MODULE events
+    instance: int                   #: the module instance; changes at each load
+    gap: int                        #: GAP: how many were lost; else those missed before it
+    repeat: int                     #: occurrences a coalesced storm's event stands for
+    flags: Flag
+    time: datetime.datetime         #: when the kernel saw it (UTC)
+    host: int
+    channel: int
+    target: int
+    lun: int
+    hctl: str                       #: "2:0:0:1"
+    devname: Optional[str]          #: "sdb"
+    sgdev: Optional[str]            #: "sg1"
+    wwid: Optional[str]
+    serial: Optional[str]
+    sense: Optional[bytes]          #: raw sense data as the device sent it
+    sense_key: int
+    asc: int
+    ascq: int
+    sense_key_name: Optional[str]
+    description: Optional[str]      #: T10's text for the ASC/ASCQ
+    opcode: int
+    host_byte: int
+    status: int
+    lba: Optional[int]
+    sectors: Optional[int]
+    req_op: Optional[str]           #: "read", "write", ...
+    errno: int
+    severity: str                   #: "none", "retryable", "fatal"
+    locus: str                      #: "none", "device", "transport", "host"
+    failover: bool                  #: another path to the LU may help
+    blk_status: Optional[str]
+    class_rule: int
+
+    @classmethod
+    def _from(cls, ev) -> "Event":
+        v = {k: g(ev) for k, g in _get.items()}
+        for k, t in _GETTERS.items():
+            if t is _str and v[k] is not None:
+                v[k] = v[k].decode("ascii", "replace")
+        sense = None
+        if _has_sense(ev):
+            n = ctypes.c_size_t()
+            p = _get_sense(ev, ctypes.byref(n))
+            sense = ctypes.string_at(p, n.value) if p else None
+        lba, sectors = ctypes.c_uint64(), ctypes.c_uint32()
+        has_lba = _get_lba(ev, ctypes.byref(lba), ctypes.byref(sectors)) == 0 and sectors.value
+        ns = v["timestamp_ns"]
+        return cls(
+            kind=Kind(v["kind"]), name=v["name"], category=v["category"], seq=v["seq"],
+            instance=v["instance"], gap=v["gap"], repeat=v["repeat"], flags=Flag(v["flags"]),
+            time=datetime.datetime.fromtimestamp(ns / 1e9, datetime.timezone.utc),
+            host=v["host"], channel=v["channel"], target=v["target"], lun=v["lun"],
+            hctl=v["hctl"] or "", devname=v["devname"], sgdev=v["sgdev"], wwid=v["wwid"],
+            serial=v["serial"], sense=sense, sense_key=v["sense_key"], asc=v["asc"],
+            ascq=v["ascq"], sense_key_name=v["sense_key_name"],
+            description=v["description"], opcode=v["opcode"], host_byte=v["host_byte"],
+            status=v["status"], lba=lba.value if has_lba else None,
+            sectors=sectors.value if has_lba else None, req_op=v["req_op_name"],
+            errno=v["errno"], severity=v["severity"], locus=v["locus"],
+            failover=bool(v["failover"]), blk_status=v["blk_status"],
+            class_rule=v["class_rule"])
+
+
+Filter = Union[str, Iterable[str]]
+
+
+class Monitor:
+    """A subscription to the module's events (or, without it, the stock kernel's SDEV_UA
+    uevents: see ``fallback``).
+
+    Filters are keyword arguments, as ``uae_monitor_filter_add_match()`` takes them:
+    kind, event, category, severity, locus, failover ("yes"/"no"), device, wwid, hctl; a
+    list gives alternatives.  ``since``: replay the kernel's history after that sequence
+    number first (a subscriber's last one, or 0 for all of it), then the live stream; no
+    event twice.  Gap and module events are handed out whatever the filters.
+    """
+
+    def __init__(self, since: Optional[int] = None, **filters: Filter):
+        m = _p()
+        r = _monitor_new(ctypes.byref(m))
+        if r < 0:
+            raise _error(r, "cannot subscribe")
+        self._m = m
+        try:
+            for key, values in filters.items():
+                for value in [values] if isinstance(values, str) else values:
+                    r = _monitor_filter(m, key.encode(), str(value).encode())
+                    if r < 0:
+                        raise _error(r, f"filter {key}={value}")
+            if since is not None:
+                r = _monitor_replay(m, since)
+                if r < 0:
+                    raise _error(r, f"cannot replay from {since}")
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self._m:
+            _monitor_unref(self._m)
+            self._m = None
+
+    def __enter__(self) -> "Monitor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def fileno(self) -> int:
+        return _monitor_fd(self._live())
+
+    @property
+    def fallback(self) -> bool:
+        """True while the module is not loaded and the stock uevents are read instead."""
+        return bool(_monitor_is_fallback(self._live()))
+
+    @property
+    def overflows(self) -> int:
+        """How often the socket overflowed and the missed events were replayed."""
+        return _monitor_overflows(self._live())
+
+    def _live(self):
+        if not self._m:
+            raise ValueError("the monitor is closed")
+        return self._m
+
+    def receive(self, timeout: Optional[float] = None) -> Optional[Event]:
+        """The next event: waits up to ``timeout`` seconds (None: for ever, 0: not at all);
+        None when none came.  A malformed message is skipped (the library says so)."""
+        m = self._live()
+        poller = select.poll()
+        poller.register(_monitor_fd(m), select.POLLIN)
+        while True:
+            ev = _p()
+            r = _monitor_receive(m, ctypes.byref(ev))
+            if r == 0:
+                try:
+                    return Event._from(ev)
+                finally:
+                    _event_unref(ev)
+            if r == -_errno.EBADMSG:
+                continue
+            if r != -_errno.EAGAIN:
+                raise _error(r, "cannot receive")
+            if not poller.poll(None if timeout is None else int(timeout * 1000)):
+                return None
+
+    def __iter__(self) -> Iterator[Event]:
+        while True:
+            ev = self.receive()
+            if ev is not None:
+                yield ev
+
+
+def kernel_stats() -> Mapping[str, int]:
+    """The module's counters and settings (struct uae_kernel_stats); any user may read."""
+    fields = [("size", ctypes.c_size_t), ("instance", ctypes.c_uint64),
+              ("last_seq", ctypes.c_uint64), ("history_first_seq", ctypes.c_uint64),
+              ("history_size", ctypes.c_uint32), ("lost_unread", ctypes.c_uint64),
+              ("coalesced", ctypes.c_uint64), ("alloc_failed", ctypes.c_uint64),
+              ("queue_full", ctypes.c_uint64), ("mcast_overflow", ctypes.c_uint64),
+              ("coalesce_ms", ctypes.c_uint32), ("uevents", ctypes.c_uint8)]
+    st = type("uae_kernel_stats", (ctypes.Structure,), {"_fields_": fields})()
+    st.size = ctypes.sizeof(st)
+    r = _lib.uae_kernel_stats(ctypes.byref(st))
+    if r < 0:
+        raise _error(r, "cannot read the module's counters")
+    return {name: getattr(st, name) for name, _ in fields[1:]}
+
+
+def inject(hctl: str, sense: bytes, count: int = 1) -> None:
+    """A test event for a real device through the module's capture path (CAP_SYS_ADMIN),
+    flagged INJECTED: what uaectl inject does."""
+    h, c, t, lun = (int(x) for x in hctl.split(":"))
+
+    class _Inject(ctypes.Structure):
+        _fields_ = [("size", ctypes.c_size_t), ("host", ctypes.c_uint),
+                    ("channel", ctypes.c_uint), ("target", ctypes.c_uint),
+                    ("lun", ctypes.c_uint64), ("sense", ctypes.POINTER(ctypes.c_uint8)),
+                    ("sense_len", ctypes.c_size_t), ("host_byte", ctypes.c_int),
+                    ("status", ctypes.c_int), ("kind", ctypes.c_int),
+                    ("count", ctypes.c_uint32)]
+    buf = (ctypes.c_uint8 * len(sense)).from_buffer_copy(sense)
+    req = _Inject(ctypes.sizeof(_Inject), h, c, t, lun, buf, len(sense), -1, -1, 0, count)
+    r = _lib.uae_inject(ctypes.byref(req))
+    if r < 0:
+        raise _error(r, f"cannot inject into {hctl}")

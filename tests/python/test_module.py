@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""python3-uaevents with the kernel module loaded (the systemd guest, python.sh).
+
+UAEVENTS_TEST_HCTL names a scsi_debug disk to inject events into.
+"""
+import datetime
+import os
+import subprocess
+import time
+
+import pytest
+
+import uaevents
+
+HCTL = os.environ["UAEVENTS_TEST_HCTL"]
+SYSFS = f"/sys/class/scsi_device/{HCTL}/device"
+# Fixed-format sense data: UNIT ATTENTION, ASC/ASCQ as given.
+def ua_sense(asc, ascq):
+    return bytes([0x70, 0, 6, 0, 0, 0, 0, 10, 0, 0, 0, 0, asc, ascq, 0, 0, 0, 0])
+
+
+SOFT = ua_sense(0x38, 0x07)
+CAPACITY = ua_sense(0x2A, 0x09)
+
+
+def first(m, timeout=10):
+    ev = m.receive(timeout=timeout)
+    assert ev is not None, f"no event within {timeout} s"
+    return ev
+
+
+def test_module_is_loaded():
+    assert os.path.isdir("/sys/module/uaevents")
+    with uaevents.Monitor() as m:
+        assert not m.fallback
+
+
+def test_event_fields_are_typed():
+    with uaevents.Monitor(event="THIN_PROVISIONING_SOFT_THRESHOLD_REACHED", hctl=HCTL) as m:
+        before = datetime.datetime.now(datetime.timezone.utc)
+        uaevents.inject(HCTL, SOFT)
+        ev = first(m)
+    assert ev.kind is uaevents.Kind.UA
+    assert ev.name == "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED"
+    assert ev.category == "space"
+    assert (ev.asc, ev.ascq, ev.sense_key) == (0x38, 0x07, 6)
+    assert ev.sense == SOFT
+    assert ev.sense_key_name == "UNIT ATTENTION"
+    assert uaevents.Flag.INJECTED in ev.flags
+    assert ev.hctl == HCTL
+    assert (ev.host, ev.channel, ev.target, ev.lun) == tuple(int(x) for x in HCTL.split(":"))
+    with open(f"{SYSFS}/wwid") as f:
+        assert ev.wwid == f.read().strip()
+    assert ev.devname == os.listdir(f"{SYSFS}/block")[0]
+    assert ev.seq > 0 and ev.instance != 0
+    assert abs((ev.time - before).total_seconds()) < 30
+    assert isinstance(ev.failover, bool)
+    assert ev.description and "SOFT THRESHOLD" in ev.description
+
+
+def test_filters_select():
+    with uaevents.Monitor(event="CAPACITY_DATA_HAS_CHANGED", hctl=HCTL) as m:
+        uaevents.inject(HCTL, SOFT)
+        uaevents.inject(HCTL, CAPACITY)
+        ev = first(m)
+        assert ev.name == "CAPACITY_DATA_HAS_CHANGED"
+        assert m.receive(timeout=2) is None
+
+
+def test_replay_from_a_sequence_number():
+    with uaevents.Monitor(hctl=HCTL, event="THIN_PROVISIONING_SOFT_THRESHOLD_REACHED") as m:
+        uaevents.inject(HCTL, SOFT)
+        live = first(m)
+    with uaevents.Monitor(since=live.seq - 1, hctl=HCTL) as again:
+        ev = first(again)
+    assert (ev.seq, ev.instance, ev.name) == (live.seq, live.instance, live.name)
+
+
+def test_kernel_stats_are_the_modules():
+    with uaevents.Monitor(hctl=HCTL) as m:
+        uaevents.inject(HCTL, SOFT)
+        ev = first(m)
+    st = uaevents.kernel_stats()
+    assert st["instance"] == ev.instance
+    assert st["last_seq"] >= ev.seq
+
+
+def test_gap_is_an_event():
+    """A replay from before what the history holds: the events no longer there are a gap,
+    handed out first, whatever the filters."""
+    st = uaevents.kernel_stats()
+    if st["history_first_seq"] <= 2:
+        # Push the first events out of the history: more distinct events than it holds.
+        subprocess.run(["uaectl", "config", "--coalesce-ms", "0"], check=True)
+        try:
+            for _ in range(st["history_size"] + 8):
+                uaevents.inject(HCTL, SOFT)
+        finally:
+            subprocess.run(["uaectl", "config", "--coalesce-ms", str(st["coalesce_ms"])],
+                           check=True)
+        st = uaevents.kernel_stats()
+    assert st["history_first_seq"] > 2, st
+    with uaevents.Monitor(since=1, event="NO_SUCH_EVENT") as m:
+        ev = first(m)
+    assert ev.kind is uaevents.Kind.GAP
+    assert ev.seq == 2
+    assert ev.gap == st["history_first_seq"] - 2
+
+
+def test_context_manager_closes():
+    with uaevents.Monitor() as m:
+        fd = m.fileno()
+        assert fd >= 0
+    with pytest.raises(ValueError):
+        m.fileno()
+
+
+def test_iterating_yields_events():
+    with uaevents.Monitor(hctl=HCTL, event="CAPACITY_DATA_HAS_CHANGED") as m:
+        uaevents.inject(HCTL, CAPACITY)
+        for ev in m:
+            assert ev.name == "CAPACITY_DATA_HAS_CHANGED"
+            break
