@@ -64,7 +64,7 @@ deb-check: deps
 GUEST_KERNELS ?= 6.1 6.12
 # upgrade.sh installs the same tree built as a newer version over them.
 GUEST_SCRIPTS ?= journal.sh running.sh rescan.sh removal.sh multipath.sh sandbox.sh stale.sh state.sh \
-	reconcile.sh empty-target.sh floods.sh reuse.sh reload.sh upgrade.sh lio.sh metrics.sh
+	reconcile.sh empty-target.sh floods.sh reuse.sh reload.sh upgrade.sh lio.sh metrics.sh python.sh
 
 guest-check: deps
 	@ls $(BUILD)/deb/uaevents_*.changes >/dev/null 2>&1 || scripts/build-deb.sh $(BUILD)/deb
