@@ -100,7 +100,7 @@ def test_gap_is_an_event():
                            check=True)
         st = uaevents.kernel_stats()
     assert st["history_first_seq"] > 2, st
-    with uaevents.Monitor(since=1, event="NO_SUCH_EVENT") as m:
+    with uaevents.Monitor(since=1, event="MICROCODE_HAS_BEEN_CHANGED") as m:
         ev = first(m)
     assert ev.kind is uaevents.Kind.GAP
     assert ev.seq == 2
