@@ -181,6 +181,8 @@ class Monitor:
     event twice.  Gap and module events are handed out whatever the filters.
     """
 
+    _m = None  # until subscribed: close() and __del__ then have nothing to do
+
     def __init__(self, since: Optional[int] = None, **filters: Filter):
         m = _p()
         r = _monitor_new(ctypes.byref(m))
