@@ -52,7 +52,7 @@ struct uaed_metrics {
 	struct series *series;
 	unsigned int n_series;
 	uint64_t other;		/* occurrences of series beyond MAX_SERIES */
-	uint64_t lost;
+	uint64_t lost, gaps;	/* events lost, and the gap events that said so */
 	struct last *last;
 	unsigned int n_last;
 	struct job jobs[MAX_JOBS];
@@ -107,6 +107,9 @@ static void print(struct uaed_metrics *m, FILE *f)
 	fputs("# HELP uaevents_events_lost_total Events the kernel reported lost to uaeventd "
 	      "(gaps no replay could fill).\n# TYPE uaevents_events_lost_total counter\n", f);
 	fprintf(f, "uaevents_events_lost_total %" PRIu64 "\n", m->lost);
+	fputs("# HELP uaevents_gaps_total Gaps in the sequence numbers no replay could fill, "
+	      "each a run of lost events.\n# TYPE uaevents_gaps_total counter\n", f);
+	fprintf(f, "uaevents_gaps_total %" PRIu64 "\n", m->gaps);
 	fputs("# HELP uaevents_jobs_total Rescan jobs uaeventd ran, by job and result.\n"
 	      "# TYPE uaevents_jobs_total counter\n", f);
 	for (unsigned int i = 0; i < m->n_jobs; i++)
@@ -311,6 +314,7 @@ void uaed_metrics_lost(struct uaed_metrics *m, uint64_t count)
 	if (!m)
 		return;
 	m->lost += count;
+	m->gaps++;
 	changed(m);
 }
 

@@ -26,7 +26,7 @@ int uaed_metrics_new(struct uaed_metrics **ret, sd_event *loop, const char *dir)
 struct uaed_metrics *uaed_metrics_free(struct uaed_metrics *m);
 /* An event and how many occurrences it stands for (coalesced repeats); @m may be NULL. */
 void uaed_metrics_event(struct uaed_metrics *m, const struct uaed_event *e, uint64_t count);
-/* Events the daemon was told it lost (a gap no replay could fill). */
+/* A gap no replay could fill: @count events the daemon was told it lost. */
 void uaed_metrics_lost(struct uaed_metrics *m, uint64_t count);
 /* A rescan job ended: "scan-target", "rescan-paths", ... */
 void uaed_metrics_job(struct uaed_metrics *m, const char *job, bool failed);

@@ -514,6 +514,7 @@ START_TEST(metrics_file_from_hostile_wwid)
 	uaed_metrics_event(m, &e, 5);
 	uaed_metrics_event(m, &e, 1);
 	uaed_metrics_lost(m, 2);
+	uaed_metrics_lost(m, 1);
 	uaed_metrics_job(m, "rescan-paths", false);
 	uaed_metrics_job(m, "rescan-paths", true);
 	uaed_metrics_flush(m);
@@ -526,7 +527,8 @@ START_TEST(metrics_file_from_hostile_wwid)
 	ck_assert_msg(strstr(text, "uaevents_events_total{host=\"3\",kind=\"ua\",category=\"space\","
 			     "event=\"THIN_PROVISIONING_SOFT_THRESHOLD_REACHED\"} 6\n"), "%s", text);
 	ck_assert_msg(strstr(text, "wwid=\"naa.\\\"x\\\\y?z?\"} "), "%s", text);
-	ck_assert_msg(strstr(text, "uaevents_events_lost_total 2\n"), "%s", text);
+	ck_assert_msg(strstr(text, "uaevents_events_lost_total 3\n"), "%s", text);
+	ck_assert_msg(strstr(text, "uaevents_gaps_total 2\n"), "%s", text);
 	ck_assert_msg(strstr(text, "uaevents_jobs_total{job=\"rescan-paths\",result=\"ok\"} 1\n"),
 		      "%s", text);
 	ck_assert_msg(strstr(text, "uaevents_jobs_total{job=\"rescan-paths\",result=\"failed\"} 1\n"),

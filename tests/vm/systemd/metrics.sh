@@ -65,6 +65,7 @@ rescan_counted() {
 }
 check "the capacity change's rescan is scraped: +1 in uaevents_jobs_total{job=\"rescan-paths\",result=\"ok\"}" \
 	wait_for 60 rescan_counted
-check "uaevents_events_lost_total is 0: nothing was lost" \
-	sh -c "grep -qx 'uaevents_events_lost_total 0' /tmp/scrape"
+check "uaevents_events_lost_total and uaevents_gaps_total are 0: nothing was lost" \
+	sh -c "grep -qx 'uaevents_events_lost_total 0' /tmp/scrape &&
+		grep -qx 'uaevents_gaps_total 0' /tmp/scrape"
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
