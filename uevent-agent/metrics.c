@@ -85,11 +85,27 @@ static void label(FILE *f, const char *v)
 	}
 }
 
+static void header(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void counter(FILE *f, const char *name, const char *help, uint64_t value)
+{
+	header(f, name, "counter", help);
+	fprintf(f, "%s %" PRIu64 "\n", name, value);
+}
+
+static void gauge(FILE *f, const char *name, const char *help, double value)
+{
+	header(f, name, "gauge", help);
+	fprintf(f, "%s %.3f\n", name, value);
+}
+
 static void print(struct uaed_metrics *m, FILE *f)
 {
-	fputs("# HELP uaevents_events_total SCSI events uaeventd received, by SCSI host, kind, "
-	      "category and event; each occurrence of a coalesced storm counted.\n"
-	      "# TYPE uaevents_events_total counter\n", f);
+	header(f, "uaevents_events_total", "counter", "SCSI events uaeventd received, by SCSI "
+	       "host, kind, category and event; each occurrence of a coalesced storm counted.");
 	for (unsigned int i = 0; i < m->n_series; i++) {
 		const struct series *s = &m->series[i];
 
@@ -101,24 +117,19 @@ static void print(struct uaed_metrics *m, FILE *f)
 		label(f, s->name);
 		fprintf(f, "\"} %" PRIu64 "\n", s->n);
 	}
-	fputs("# HELP uaevents_events_untracked_total Occurrences of events beyond the series "
-	      "uaeventd keeps.\n# TYPE uaevents_events_untracked_total counter\n", f);
-	fprintf(f, "uaevents_events_untracked_total %" PRIu64 "\n", m->other);
-	fputs("# HELP uaevents_events_lost_total Events the kernel reported lost to uaeventd "
-	      "(gaps no replay could fill).\n# TYPE uaevents_events_lost_total counter\n", f);
-	fprintf(f, "uaevents_events_lost_total %" PRIu64 "\n", m->lost);
-	fputs("# HELP uaevents_gaps_total Gaps in the sequence numbers no replay could fill, "
-	      "each a run of lost events.\n# TYPE uaevents_gaps_total counter\n", f);
-	fprintf(f, "uaevents_gaps_total %" PRIu64 "\n", m->gaps);
-	fputs("# HELP uaevents_jobs_total Rescan jobs uaeventd ran, by job and result.\n"
-	      "# TYPE uaevents_jobs_total counter\n", f);
+	counter(f, "uaevents_events_untracked_total", "Occurrences of events beyond the series "
+		"uaeventd keeps.", m->other);
+	counter(f, "uaevents_events_lost_total", "Events the kernel reported lost to uaeventd "
+		"(gaps no replay could fill).", m->lost);
+	counter(f, "uaevents_gaps_total", "Gaps in the sequence numbers no replay could fill, "
+		"each a run of lost events.", m->gaps);
+	header(f, "uaevents_jobs_total", "counter", "Rescan jobs uaeventd ran, by job and result.");
 	for (unsigned int i = 0; i < m->n_jobs; i++)
 		fprintf(f, "uaevents_jobs_total{job=\"%s\",result=\"ok\"} %" PRIu64 "\n"
 			"uaevents_jobs_total{job=\"%s\",result=\"failed\"} %" PRIu64 "\n",
 			m->jobs[i].name, m->jobs[i].ok, m->jobs[i].name, m->jobs[i].failed);
-	fputs("# HELP uaevents_last_event_timestamp_seconds When an LU last reported that its "
-	      "thin pool runs low (soft threshold) or out (space allocation failed).\n"
-	      "# TYPE uaevents_last_event_timestamp_seconds gauge\n", f);
+	header(f, "uaevents_last_event_timestamp_seconds", "gauge", "When an LU last reported "
+	       "that its thin pool runs low (soft threshold) or out (space allocation failed).");
 	for (unsigned int i = 0; i < m->n_last; i++) {
 		fputs("uaevents_last_event_timestamp_seconds{event=\"", f);
 		label(f, m->last[i].name);
@@ -126,12 +137,10 @@ static void print(struct uaed_metrics *m, FILE *f)
 		label(f, m->last[i].wwid);
 		fprintf(f, "\"} %.3f\n", m->last[i].when);
 	}
-	fputs("# HELP uaeventd_start_time_seconds When uaeventd started (its counters with it).\n"
-	      "# TYPE uaeventd_start_time_seconds gauge\n", f);
-	fprintf(f, "uaeventd_start_time_seconds %.3f\n", m->started);
-	fputs("# HELP uaeventd_metrics_timestamp_seconds When uaeventd wrote this file: it does "
-	      "every minute while it runs.\n# TYPE uaeventd_metrics_timestamp_seconds gauge\n", f);
-	fprintf(f, "uaeventd_metrics_timestamp_seconds %.3f\n", now_real());
+	gauge(f, "uaeventd_start_time_seconds", "When uaeventd started (its counters with it).",
+	      m->started);
+	gauge(f, "uaeventd_metrics_timestamp_seconds", "When uaeventd wrote this file: it does "
+	      "every minute while it runs.", now_real());
 }
 
 /* Beside the file, under a name the collector skips (it reads *.prom), then renamed. */
