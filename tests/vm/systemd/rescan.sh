@@ -14,6 +14,7 @@ echo 1 >"/sys/class/scsi_device/$HCTL/device/evt_capacity_change_reported"
 mkdir -p /usr/local/sbin
 cat >/etc/uaevents/uae-hang <<'EOC'
 #!/bin/sh
+echo "uae-hang: resizing $1"
 sleep 1001 &
 sleep 1002
 EOC
@@ -36,7 +37,13 @@ timed_out() {
 	jq -n -e 'any(inputs; (.MESSAGE | test("timed out")) and .UAEVENTS_EXIT == "137")' \
 		"$SAW" >/dev/null
 }
-hung() { pgrep -f 'sleep 100[12]' >"$SAW"; }
+# What it prints reaches the journal (uaeventd's standard output) as it runs: the check does
+# not depend on catching the command in the seconds before its timeout.
+hung() {
+	pgrep -f 'sleep 100[12]' >"$SAW"
+	journalctl --cursor "$cursor" -o cat --no-pager _SYSTEMD_UNIT=uaeventd.service |
+		grep '^uae-hang: resizing ' >>"$SAW"
+}
 size=$(cat "/sys/block/$DISK/size")
 echo 1 >"$SDEBUG/virtual_gb"
 touch_disk "$DISK"
