@@ -18,11 +18,14 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "state.h"
 
 /* Distinct (host, kind, category, event) series; beyond them, one "other" count. */
 #define MAX_SERIES 1024
 /* LUs whose last thin-provisioning event time is kept. */
 #define MAX_LAST 4096
+/* Journal entries read at start for those times. */
+#define MAX_SEED 100000
 #define MAX_JOBS 16
 #define SOON_USEC 1000000ULL
 #define HEARTBEAT_USEC 60000000ULL
@@ -210,6 +213,79 @@ static void changed(struct uaed_metrics *m)
 	m->soon = true;
 }
 
+/* Events that say a thin pool is running low or out: their time is kept per LU. */
+static const char *const space_events[] = {
+	"THIN_PROVISIONING_SOFT_THRESHOLD_REACHED", "SPACE_ALLOCATION_FAILED_WRITE_PROTECT"
+};
+
+static bool space_event(const char *name)
+{
+	for (size_t i = 0; i < sizeof(space_events) / sizeof(space_events[0]); i++)
+		if (!strcmp(name, space_events[i]))
+			return true;
+	return false;
+}
+
+/* The LU's last time for @name: @when, unless it already has a later one. */
+static void note_last(struct uaed_metrics *m, const char *name, const char *wwid, double when)
+{
+	struct last *x = NULL;
+
+	for (unsigned int i = 0; i < m->n_last && !x; i++)
+		if (!strcmp(m->last[i].name, name) && !strcmp(m->last[i].wwid, wwid))
+			x = &m->last[i];
+	if (!x) {
+		if (m->n_last == MAX_LAST)
+			return;		/* the events are still counted above */
+		if (!m->last) {
+			m->last = calloc(MAX_LAST, sizeof(*m->last));
+			if (!m->last)
+				return;
+		}
+		x = &m->last[m->n_last++];
+		snprintf(x->name, sizeof(x->name), "%s", name);
+		snprintf(x->wwid, sizeof(x->wwid), "%s", wwid);
+	}
+	if (when > x->when)
+		x->when = when;
+}
+
+/*
+ * The last space events of earlier runs, from the journal: a restart (an upgrade, say) must
+ * not make a thin pool that runs low look fine to an alert on these times.  Only uaeventd's
+ * own entries count: _UID is journald's, from the socket, which no local user can fake.
+ * Newest first, at most MAX_SEED entries, so that a start after months of storms stays
+ * quick.
+ */
+static void seed_last(struct uaed_metrics *m)
+{
+	unsigned int read = 0;
+	char match[96];
+	sd_journal *j;
+
+	if (sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY) < 0)
+		return;
+	for (size_t i = 0; i < sizeof(space_events) / sizeof(space_events[0]); i++) {
+		snprintf(match, sizeof(match), "UAEVENTS_EVENT=%s", space_events[i]);
+		sd_journal_add_match(j, match, 0);
+	}
+	sd_journal_add_match(j, "SYSLOG_IDENTIFIER=uaeventd", 0);
+	snprintf(match, sizeof(match), "_UID=%u", (unsigned int)getuid());
+	sd_journal_add_match(j, match, 0);
+	SD_JOURNAL_FOREACH_BACKWARDS(j) {
+		char name[64], wwid[128];
+		uint64_t usec;
+
+		if (++read > MAX_SEED)
+			break;
+		if (uaed_journal_field(j, "UAEVENTS_EVENT", name, sizeof(name)) && space_event(name) &&
+		    uaed_journal_field(j, "UAEVENTS_WWID", wwid, sizeof(wwid)) &&
+		    sd_journal_get_realtime_usec(j, &usec) >= 0)
+			note_last(m, name, wwid, usec / 1e6);
+	}
+	sd_journal_close(j);
+}
+
 int uaed_metrics_new(struct uaed_metrics **ret, sd_event *loop, const char *dir)
 {
 	struct uaed_metrics *m;
@@ -231,6 +307,7 @@ int uaed_metrics_new(struct uaed_metrics **ret, sd_event *loop, const char *dir)
 		return -ENOMEM;
 	snprintf(m->dir, sizeof(m->dir), "%s", dir);
 	m->started = now_real();
+	seed_last(m);
 	r = sd_event_add_time_relative(loop, &m->timer, CLOCK_MONOTONIC, 0, 0, on_timer, m);
 	if (r < 0) {
 		uaed_metrics_free(m);
@@ -256,35 +333,6 @@ void uaed_metrics_flush(struct uaed_metrics *m)
 {
 	if (m && m->soon)
 		write_now(m);
-}
-
-/* Events that say a thin pool is running low or out: their time is kept per LU. */
-static bool space_event(const char *name)
-{
-	return !strcmp(name, "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED") ||
-	       !strcmp(name, "SPACE_ALLOCATION_FAILED_WRITE_PROTECT");
-}
-
-static void note_last(struct uaed_metrics *m, const struct uaed_event *e)
-{
-	struct last *x = NULL;
-
-	for (unsigned int i = 0; i < m->n_last && !x; i++)
-		if (!strcmp(m->last[i].name, e->name) && !strcmp(m->last[i].wwid, e->wwid))
-			x = &m->last[i];
-	if (!x) {
-		if (m->n_last == MAX_LAST)
-			return;		/* the events are still counted above */
-		if (!m->last) {
-			m->last = calloc(MAX_LAST, sizeof(*m->last));
-			if (!m->last)
-				return;
-		}
-		x = &m->last[m->n_last++];
-		snprintf(x->name, sizeof(x->name), "%s", e->name);
-		snprintf(x->wwid, sizeof(x->wwid), "%s", e->wwid);
-	}
-	x->when = now_real();
 }
 
 void uaed_metrics_event(struct uaed_metrics *m, const struct uaed_event *e, uint64_t count)
@@ -314,7 +362,7 @@ void uaed_metrics_event(struct uaed_metrics *m, const struct uaed_event *e, uint
 	else
 		m->other += count;
 	if (space_event(e->name))
-		note_last(m, e);
+		note_last(m, e->name, e->wwid, now_real());
 	changed(m);
 }
 

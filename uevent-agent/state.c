@@ -127,17 +127,24 @@ int uaed_journal_sync(uint64_t timeout_usec)
 	return r < 0 ? r : 0;
 }
 
-static bool field_u64(sd_journal *j, const char *field, uint64_t *v)
+bool uaed_journal_field(sd_journal *j, const char *field, char *buf, size_t size)
 {
-	const void *data;
 	size_t len, skip = strlen(field) + 1;
-	char buf[32];
+	const void *data;
 
-	if (sd_journal_get_data(j, field, &data, &len) < 0 || len <= skip ||
-	    len - skip >= sizeof(buf))
+	if (sd_journal_get_data(j, field, &data, &len) < 0 || len < skip || len - skip >= size)
 		return false;
 	memcpy(buf, (const char *)data + skip, len - skip);
 	buf[len - skip] = '\0';
+	return true;
+}
+
+static bool field_u64(sd_journal *j, const char *field, uint64_t *v)
+{
+	char buf[32];
+
+	if (!uaed_journal_field(j, field, buf, sizeof(buf)) || !buf[0])
+		return false;
 	*v = strtoull(buf, NULL, 10);
 	return true;
 }

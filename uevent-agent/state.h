@@ -7,7 +7,11 @@
 #ifndef UAED_STATE_H
 #define UAED_STATE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include <systemd/sd-journal.h>
 
 struct uaed_state {
 	uint64_t instance;
@@ -34,5 +38,7 @@ int uaed_journal_sync(uint64_t timeout_usec);
  * gap entry); @from if none.
  */
 uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from);
+/* The value of @field in @j's current entry, into @buf: false if none, or if it does not fit. */
+bool uaed_journal_field(sd_journal *j, const char *field, char *buf, size_t size);
 
 #endif /* UAED_STATE_H */

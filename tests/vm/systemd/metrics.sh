@@ -41,14 +41,17 @@ else
 	uaectl inject --hctl "$HCTL" --sense 700006000000000a00000000380700000000
 fi
 t_raised=$(date +%s)
+# The LU's last soft-threshold time in the scrape, from the moment it was raised.
+soft_time_scraped() {
+	awk -v w="wwid=\"$WWID\"" -v t="$t_raised" '/^uaevents_last_event_timestamp_seconds/ &&
+		/event="THIN_PROVISIONING_SOFT_THRESHOLD_REACHED"/ && index($0, w) &&
+		$NF >= t - 5 && $NF <= t + 120 { ok = 1 } END { exit !ok }' /tmp/scrape
+}
 # counted: one more soft threshold for host H, and the LU's last-event time from now.
 counted() {
 	scrape || return 1
 	grep "THIN_PROVISIONING" /tmp/scrape >"$SAW"
-	[ "$(soft)" -eq $((soft_before + 1)) ] &&
-		awk -v w="wwid=\"$WWID\"" -v t="$t_raised" '/^uaevents_last_event_timestamp_seconds/ &&
-			/event="THIN_PROVISIONING_SOFT_THRESHOLD_REACHED"/ && index($0, w) &&
-			$NF >= t - 5 && $NF <= t + 120 { ok = 1 } END { exit !ok }' /tmp/scrape
+	[ "$(soft)" -eq $((soft_before + 1)) ] && soft_time_scraped
 }
 check "the soft threshold is scraped: +1 in uaevents_events_total, the LU's time in uaevents_last_event_timestamp_seconds" \
 	wait_for 30 counted
@@ -68,4 +71,16 @@ check "the capacity change's rescan is scraped: +1 in uaevents_jobs_total{job=\"
 check "uaevents_events_lost_total and uaevents_gaps_total are 0: nothing was lost" \
 	sh -c "grep -qx 'uaevents_events_lost_total 0' /tmp/scrape &&
 		grep -qx 'uaevents_gaps_total 0' /tmp/scrape"
+# A restart (an upgrade, say) keeps the LU's time, read back from uaeventd's journal
+# entries: an alert on it must not clear while the pool still runs low.
+started=$(awk '/^uaeventd_start_time_seconds / { print $NF }' /tmp/scrape)
+systemctl restart uaeventd
+kept() {
+	scrape || return 1
+	grep '^uaeventd_start_time_seconds \|THIN_PROVISIONING' /tmp/scrape >"$SAW"
+	awk -v s="$started" '/^uaeventd_start_time_seconds / && $NF > s { ok = 1 }
+		END { exit !ok }' /tmp/scrape && soft_time_scraped
+}
+check "after systemctl restart uaeventd the LU's soft-threshold time is still scraped" \
+	wait_for 60 kept
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
