@@ -7,6 +7,7 @@
  * atomically (written beside it under a name the collector skips, then renamed) a second
  * after a change, and every minute regardless, so that its timestamp says the daemon is
  * alive.  Counters start at 0 when uaeventd starts; Prometheus' rate() takes the reset.
+ * The thin-provisioning event times are read back from uaeventd's journal entries.
  * Without the directory (no node_exporter) nothing is written, and the journal says so once.
  */
 #ifndef UAED_METRICS_H
