@@ -226,8 +226,12 @@ static bool space_event(const char *name)
 	return false;
 }
 
-/* The LU's last time for @name: @when, unless it already has a later one. */
-static void note_last(struct uaed_metrics *m, const char *name, const char *wwid, double when)
+/*
+ * The LU's last time for @name.  From the journal (@seeding), newest first: only the first
+ * one found.  An event now always sets it, even if the clock was set back since.
+ */
+static void note_last(struct uaed_metrics *m, const char *name, const char *wwid, double when,
+		      bool seeding)
 {
 	struct last *x = NULL;
 
@@ -245,9 +249,10 @@ static void note_last(struct uaed_metrics *m, const char *name, const char *wwid
 		x = &m->last[m->n_last++];
 		snprintf(x->name, sizeof(x->name), "%s", name);
 		snprintf(x->wwid, sizeof(x->wwid), "%s", wwid);
+	} else if (seeding) {
+		return;
 	}
-	if (when > x->when)
-		x->when = when;
+	x->when = when;
 }
 
 /*
@@ -281,7 +286,7 @@ static void seed_last(struct uaed_metrics *m)
 		if (uaed_journal_field(j, "UAEVENTS_EVENT", name, sizeof(name)) && space_event(name) &&
 		    uaed_journal_field(j, "UAEVENTS_WWID", wwid, sizeof(wwid)) &&
 		    sd_journal_get_realtime_usec(j, &usec) >= 0)
-			note_last(m, name, wwid, usec / 1e6);
+			note_last(m, name, wwid, usec / 1e6, true);
 	}
 	sd_journal_close(j);
 }
@@ -362,7 +367,7 @@ void uaed_metrics_event(struct uaed_metrics *m, const struct uaed_event *e, uint
 	else
 		m->other += count;
 	if (space_event(e->name))
-		note_last(m, e->name, e->wwid, now_real());
+		note_last(m, e->name, e->wwid, now_real(), false);
 	changed(m);
 }
 
