@@ -16,6 +16,8 @@ args = p.parse_args()
 events = ["THIN_PROVISIONING_SOFT_THRESHOLD_REACHED", "SPACE_ALLOCATION_FAILED_WRITE_PROTECT"]
 try:
     with uaevents.Monitor(since=args.since, event=events) as m:
+        print("low-space: waiting for thin pools running low or out (Ctrl-C to stop)",
+              file=sys.stderr, flush=True)
         for ev in m:
             if ev.kind is uaevents.Kind.GAP:
                 print(f"{ev.gap} events lost from {ev.seq} on: check the journal", flush=True)
