@@ -5,7 +5,15 @@ TAP=/dev/ttyS1
 tap_n=0
 tap_failed=0
 
-tap_plan() { echo "1..$1" >"$TAP"; }
+# The plan is not written by the scripts: each declares how many results it reports in a
+# header line "# tap-plan: N" (the same N on every kernel and for any CYCLES), and the
+# runner (init, run.sh) writes the sum before the first check runs.  A check that did not
+# run is then a missing result, never a silent skip.
+
+# CYCLES: how many rounds a loop test (hot-remove, rmmod, reload...) runs: a few for
+# 'make check', 100 for 'make soak' (uae.cycles= on the kernel command line, or the
+# systemd guest's unit environment).
+CYCLES=${CYCLES:-10}
 
 # ok CONDITION-EXIT-STATUS DESCRIPTION
 tap_result() {
@@ -34,6 +42,25 @@ check() {
 }
 
 tap_diag() { echo "# $*" >"$TAP"; }
+
+# tap_skip N REASON: N results that cannot be had on this kernel, reported as skipped.
+tap_skip() {
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		tap_n=$((tap_n + 1))
+		echo "ok $tap_n - $2 # SKIP" >"$TAP"
+		i=$((i + 1))
+	done
+}
+
+# tap_fail N REASON: N results that should have run here and could not: failures.
+tap_fail() {
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		tap_result 1 "$2"
+		i=$((i + 1))
+	done
+}
 
 log() { echo "uae-vm: $*"; }
 
@@ -129,6 +156,27 @@ monitor_has() {
 sdebug_error_file() {
 	f=/sys/kernel/debug/scsi_debug/$HCTL/error
 	[ -e "$f" ] && echo "$f"
+}
+
+# injection_expected: this kernel's scsi_debug has per-device error injection (6.10 on;
+# the test kernels: 6.12, not 6.1).
+injection_expected() {
+	set -- $(uname -r | tr '.-' '  ')
+	[ "$1" -gt 6 ] || { [ "$1" -eq 6 ] && [ "$2" -ge 10 ]; }
+}
+
+# injection_or_skip N WHAT: true when scsi_debug's error injection is there for $HCTL.
+# Otherwise it reports the N checks of WHAT that need it: skipped on a kernel without it,
+# failed on one that should have it (a scenario that cannot run where it should is a
+# failure), and is false.  Use: if injection_or_skip 3 "soft threshold"; then ...3 checks; fi
+injection_or_skip() {
+	sdebug_error_file >/dev/null && return 0
+	if injection_expected; then
+		tap_fail "$1" "$2: scsi_debug's error injection is missing on $(uname -r)"
+	else
+		tap_skip "$1" "$2: no scsi_debug error injection on $(uname -r)"
+	fi
+	return 1
 }
 
 # raise_ua ASC ASCQ: a UNIT ATTENTION with ASC/ASCQ (hex) on $DISK's next READ(10), once
