@@ -42,79 +42,128 @@ modules: deps
 		$(MAKE) -C kernel KDIR=$$kroot/usr/src/linux-headers-$$kver || exit 1; \
 	done
 
-unit-check: user
-	tests/run-stage.sh unit $(BUILD)/results ctest --test-dir $(USERBIN) -V
-
-install-check: user
-	tests/run-stage.sh install $(BUILD)/results tests/install-check.sh $(USERBIN)
-
 # Debian packages (uaevents-dkms, libuaevents1, libuaevents-dev, uaevents) in $(BUILD)/deb,
 # built by dpkg-buildpackage from a copy of the tree, checked by lintian.
 deb: deps
 	scripts/build-deb.sh $(BUILD)/deb
 
-# The packages' contents, lintian, and DKMS building the module for each test kernel.
-deb-check: deps
-	tests/run-stage.sh deb $(BUILD)/results tests/deb-check.sh $(BUILD)/deb $(KERNELS)
+# The test kernels are pinned in tests/vm/kernels; this says which newer ones Debian has.
+kernel-versions:
+	@tests/vm/fetch-kernel.sh --newer
 
-# Debian 12 with systemd as PID 1 and the packages installed with apt (tests/vm/run-guest.sh),
-# on Debian's 6.1 and 6.12 kernels, one boot each running every script of tests/vm/systemd/
-# in GUEST_SCRIPTS; the packages are those deb-check built.  The kernels' guests run side by
-# side (each VM is one TCG thread; the machine has two cores).
-GUEST_KERNELS ?= 6.1 6.12
+# ---- The test stages ----
+# Each stage runs through tests/run-stage.sh, which keeps its log and its counts and
+# seconds in $(RESULTS); a stage is a target st-NAME.  'make check' runs them two at a
+# time (the machine has two cores, each VM is one TCG thread), longest first, and
+# tests/summary.sh counts a stage that never ran (its prerequisite failed) as a failure.
+RESULTS     := $(BUILD)/results
+STAGE       := tests/run-stage.sh
+# Rounds of the loop tests (hot-remove, rmmod, reloads): a few here, 100 in make soak.
+CYCLES      ?= 10
+export CYCLES
+# The module's scenarios (e2e, kernel) run on every kernel; uaeventd's and udev's
+# (daemon, udev), which do not depend on the kernel, on USER_KERNELS.
+VM_KERNEL_SCRIPTS ?= e2e kernel
+VM_USER_SCRIPTS ?= daemon udev
+USER_KERNELS ?= 6.12
+# The systemd guest: Debian 12 with the packages installed with apt (tests/vm/run-guest.sh),
+# one boot a kernel running every script of GUEST_SCRIPTS.
+GUEST_KERNELS ?= 6.12
 # upgrade.sh installs the same tree built as a newer version over them.
 GUEST_SCRIPTS ?= journal.sh running.sh rescan.sh removal.sh multipath.sh sandbox.sh stale.sh state.sh \
 	reconcile.sh empty-target.sh floods.sh reuse.sh reload.sh upgrade.sh lio.sh metrics.sh python.sh
+# Seconds before one busybox VM or one systemd guest is stopped: a hang ends as a failure
+# with the summary, well inside CI's 90 minutes; the whole run stops at CHECK_TIMEOUT.
+VM_TIMEOUT  ?= 900
+GUEST_TIMEOUT ?= 2100
+CHECK_TIMEOUT ?= 4800
 
-guest-check: deps
-	@ls $(BUILD)/deb/uaevents_*.changes >/dev/null 2>&1 || scripts/build-deb.sh $(BUILD)/deb
-	@scripts/build-deb.sh $(BUILD)/deb-next \
-		"$$(dpkg-parsechangelog -l debian/changelog -S Version)+upgrade1" >/dev/null
-	@status=0; pids=; for k in $(GUEST_KERNELS); do \
-		UAE_UPGRADE_DEBDIR=$(BUILD)/deb-next tests/run-stage.sh guest-$$k $(BUILD)/results \
-			tests/vm/run-guest.sh $$k $(BUILD)/deb $(BUILD)/vm/guest-$$k $(GUEST_SCRIPTS) & \
-		pids="$$pids $$!"; \
-	done; for p in $$pids; do wait $$p || status=1; done; exit $$status
+VM_STAGES    = $(foreach k,$(KERNELS),$(foreach s,$(VM_KERNEL_SCRIPTS),vm-$(s)_$(k))) \
+	$(foreach k,$(USER_KERNELS),$(foreach s,$(VM_USER_SCRIPTS),vm-$(s)_$(k)))
+GUEST_STAGES = $(foreach k,$(GUEST_KERNELS),guest_$(k))
+# Longest first: make starts prerequisites in this order.
+CHECK_STAGES = $(GUEST_STAGES) deb-build $(VM_STAGES) deb kunit checkpatch \
+	$(foreach k,$(sort $(KERNELS) $(USER_KERNELS)),prep_$(k)) \
+	fuzz-sense fuzz-event build unit install
+QUICK_STAGES = build unit install prep_6.12 vm-e2e_6.12 vm-kernel_6.12 vm-daemon_6.12
 
-kunit-check: deps
-	tests/run-stage.sh kunit $(BUILD)/results tests/kunit/run.sh
+st-build: deps
+	$(STAGE) build $(RESULTS) $(MAKE) --no-print-directory user
 
-# libFuzzer over the shared decoder: 'make fuzz' for FUZZ_SECONDS, 'make check' briefly.
-fuzz: user
-	tests/fuzz/run-fuzz.sh $(BUILD)/fuzz $(USERBIN)/sense $(FUZZ_SECONDS)
+st-unit: st-build
+	$(STAGE) unit $(RESULTS) ctest --test-dir $(USERBIN) -V
 
-fuzz-check: user
-	tests/run-stage.sh fuzz $(BUILD)/results \
-		tests/fuzz/run-fuzz.sh $(BUILD)/fuzz $(USERBIN)/sense $(FUZZ_CHECK_SECONDS)
+st-install: st-build
+	$(STAGE) install $(RESULTS) tests/install-check.sh $(USERBIN)
 
-checkpatch: modules
-	tests/run-stage.sh checkpatch $(BUILD)/results tests/checkpatch.sh
+# The packages, once a run: the release and the same tree as a newer version.
+st-deb-build: deps
+	$(STAGE) deb-build $(RESULTS) tests/deb-build.sh $(BUILD)/deb $(BUILD)/deb-next
 
-# Each test kernel boots once per guest script: e2e.sh (the pipeline to the journal) and
-# kernel.sh (the module: errors, identity, coalescing, burst and replay, robustness) and
-# daemon.sh (uaeventd: journal and catalog, rescans, hooks, crash and restart, fallback),
-# udev.sh (the rules under a real systemd-udevd, beside libstoragemgmt's).
-VM_SCRIPTS ?= e2e kernel daemon udev
+st-deb: st-deb-build
+	$(STAGE) deb $(RESULTS) tests/deb-check.sh $(BUILD)/deb $(KERNELS)
 
-vm-check: user
-	@status=0; for k in $(KERNELS); do for s in $(VM_SCRIPTS); do \
-		tests/run-stage.sh vm-$$s-$$k $(BUILD)/results \
-			tests/vm/run-vm.sh $$k $$s.sh $(USERBIN) $(BUILD)/vm/$$s-$$k || status=1; \
-	done; done; exit $$status
+st-kunit: deps
+	$(STAGE) kunit $(RESULTS) tests/kunit/run.sh
+
+st-fuzz-%: st-build
+	$(STAGE) fuzz-$* $(RESULTS) \
+		tests/fuzz/run-fuzz.sh $(BUILD)/fuzz $(USERBIN)/sense $(FUZZ_CHECK_SECONDS) $*
+
+# uaevents.ko, the fault-injection helper and the initramfs, once per kernel.
+st-prep_%: st-build
+	$(STAGE) prep_$* $(RESULTS) tests/vm/prep-vm.sh $* $(USERBIN) $(BUILD)/vm/prep-$*
+
+st-checkpatch: $(foreach k,$(KERNELS),st-prep_$(k))
+	$(STAGE) checkpatch $(RESULTS) tests/checkpatch.sh $(KERNELS)
+
+# vm-SCRIPT_KERNEL: one boot of KERNEL running tests/vm/guest/SCRIPT.sh.
+.SECONDEXPANSION:
+st-vm-%: st-prep_$$(lastword $$(subst _, ,$$*))
+	UAE_VM_TIMEOUT=$(VM_TIMEOUT) UAE_INITRAMFS=$(BUILD)/vm/prep-$(lastword $(subst _, ,$*))/initramfs.cpio.gz \
+	$(STAGE) vm-$* $(RESULTS) tests/vm/run-vm.sh $(lastword $(subst _, ,$*)) \
+		$(firstword $(subst _, ,$*)).sh $(USERBIN) $(BUILD)/vm/$*
+
+st-guest_%: st-deb-build
+	UAE_VM_TIMEOUT=$(GUEST_TIMEOUT) UAE_UPGRADE_DEBDIR=$(BUILD)/deb-next \
+	$(STAGE) guest_$* $(RESULTS) tests/vm/run-guest.sh $* $(BUILD)/deb $(BUILD)/vm/guest-$* \
+		$(GUEST_SCRIPTS)
+
+# run-stages STAGE...: the stages two at a time, each failure counted and the rest run on,
+# then the summary; fails if anything failed.
+define run-stages
+	@rm -rf $(RESULTS); mkdir -p $(RESULTS); date +%s >$(RESULTS)/started
+	@status=0; timeout $(CHECK_TIMEOUT) $(MAKE) --no-print-directory -k -j $(JOBS) \
+		$(addprefix st-,$(1)) || status=$$?; \
+	tests/summary.sh $(RESULTS) $$status $(1)
+endef
 
 check: deps
-	@rm -rf $(BUILD)/results
-	@status=0; \
-	$(MAKE) --no-print-directory unit-check || status=1; \
-	$(MAKE) --no-print-directory install-check || status=1; \
-	$(MAKE) --no-print-directory deb-check || status=1; \
-	$(MAKE) --no-print-directory checkpatch || status=1; \
-	$(MAKE) --no-print-directory kunit-check || status=1; \
-	$(MAKE) --no-print-directory fuzz-check || status=1; \
-	$(MAKE) --no-print-directory vm-check || status=1; \
-	$(MAKE) --no-print-directory guest-check || status=1; \
-	tests/summary.sh $(BUILD)/results; \
-	exit $$status
+	$(call run-stages,$(CHECK_STAGES))
+
+# The inner loop: host tests and one kernel's module and daemon tests.
+check-quick: deps
+	$(call run-stages,$(QUICK_STAGES))
+
+# Everything on every kernel, the loops at 100 rounds, the systemd guest on 6.1 too:
+# before resolving work on the module, the daemon's actions or the tests.
+soak: deps
+	@$(MAKE) --no-print-directory check CYCLES=100 USER_KERNELS="$(KERNELS)" \
+		GUEST_KERNELS="6.1 6.12" VM_TIMEOUT=1800 GUEST_TIMEOUT=3000 CHECK_TIMEOUT=10800
+
+# The stages by their old names, one at a time.
+unit-check: st-unit
+install-check: st-install
+deb-check: st-deb
+kunit-check: st-kunit
+fuzz-check: st-fuzz-sense st-fuzz-event
+checkpatch: st-checkpatch
+vm-check: $(addprefix st-,$(VM_STAGES))
+guest-check: $(addprefix st-,$(GUEST_STAGES))
+
+# make fuzz: fuzz the shared decoder for FUZZ_SECONDS.
+fuzz: user
+	tests/fuzz/run-fuzz.sh $(BUILD)/fuzz $(USERBIN)/sense $(FUZZ_SECONDS)
 
 # The benchmarks, two VMs per kernel (bench.sh, and bench-scale.sh with 2,048 paths): each
 # figure against the stock path in the same VM.
@@ -145,4 +194,4 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all deps user modules unit-check deb deb-check guest-check kunit-check fuzz fuzz-check checkpatch vm-check \
-	check bench bench-compare demo install install-check clean
+	check check-quick soak kernel-versions bench bench-compare demo install install-check clean

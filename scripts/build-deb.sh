@@ -10,6 +10,8 @@
 # no debian/ build folders, no ../*.deb beside the clone); OUTDIR ends up holding the
 # .debs, the .changes and lintian.txt.  Fails if dpkg-buildpackage fails or lintian
 # reports an error; warnings are either fixed or explained in debian/*.lintian-overrides.
+#   UAE_DEB_LINTIAN=0: no lintian (the upgrade test's second build of the same tree)
+#   DEB_BUILD_OPTIONS=nocheck: as dpkg-buildpackage has it (make check runs ctest itself)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
@@ -39,6 +41,10 @@ fi
 	exit 1
 }
 changes=$(ls "$out"/uaevents_*.changes)
+if [ "${UAE_DEB_LINTIAN:-1}" = 0 ]; then
+	ls "$out"/*.deb
+	exit 0
+fi
 lintian --fail-on error --info "$changes" >"$out/lintian.txt" 2>&1 || {
 	cat "$out/lintian.txt" >&2
 	echo "build-deb: lintian reports errors" >&2

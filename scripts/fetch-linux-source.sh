@@ -12,6 +12,13 @@ if [ -f "$tree/.complete" ]; then
 	exit 0
 fi
 mkdir -p "$cache/debs" "$cache/src"
+# Runs of several clones (or kunit and checkpatch) at once: one unpacks, under a lock.
+exec 9>"$cache/src/.$pkg.lock"
+flock 9
+if [ -f "$tree/.complete" ]; then
+	echo "$tree"
+	exit 0
+fi
 (cd "$cache/debs" && { ls "$pkg"_*.deb >/dev/null 2>&1 || apt-get download -q "$pkg" >&2; })
 deb=$(ls "$cache/debs/$pkg"_*.deb | sort -V | tail -n 1)
 tmp=$(mktemp -d "$cache/src/unpack.XXXXXX")

@@ -1,24 +1,34 @@
 #!/bin/sh
-# Kernel coding style: scripts/checkpatch.pl from Debian's linux-source-6.1 over every file
-# that is compiled into the kernel module.  TAP, one line per file; fails on any warning.
-# Then modinfo: every module parameter of the built modules is described.
+# Kernel coding style: scripts/checkpatch.pl from Debian's linux-source-6.1 over every C
+# source and header of kernel/, sense/, kunit/ and the fault-injection helper, and the UAPI
+# header.  TAP, one line per file; fails on any warning.  Then the module built for each
+# test kernel named (make check's prep stages built them; a missing one fails): every
+# parameter described, identifiers without T10's text, no dead code.
+#
+#   checkpatch.sh SERIES...
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$("$top/scripts/fetch-linux-source.sh") || exit 1
 cd "$top"
 
-files="$(ls kernel/*.c kernel/*.h kunit/*.c tests/vm/faultinj/*.c 2>/dev/null || true)
-sense/uae_sense.c sense/uae_sense.h
-sense/uae_types.h include/uapi/linux/uaevents.h"
+files=$(ls kernel/*.[ch] sense/*.[ch] kunit/*.[ch] tests/vm/faultinj/*.[ch] \
+	include/uapi/linux/*.h 2>/dev/null)
 . "$top/tests/tap.sh"
 for f in $files; do
 	out=$("$src/scripts/checkpatch.pl" --no-tree --quiet --show-types -f "$f" 2>&1)
 	result $? "checkpatch $f"
 	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
 done
-# modinfo describes every parameter of every module built (make modules).
-for ko in build/kmod/*/uaevents.ko; do
-	[ -e "$ko" ] || continue
+kos=
+for series in "$@"; do
+	kver=$(basename "$("$top/tests/vm/fetch-kernel.sh" "$series")")
+	ko=build/kmod/$kver/uaevents.ko
+	[ -e "$ko" ]
+	result $? "uaevents.ko was built for $series ($kver)"
+	[ -e "$ko" ] && kos="$kos $ko"
+done
+# modinfo describes every parameter of every module built.
+for ko in $kos; do
 	for parm in history_size max_pending coalesce_ms uevents; do
 		modinfo -F parm "$ko" | grep -q "^$parm:[A-Z].* (uint)$"
 		result $? "modinfo describes $parm ($ko)"

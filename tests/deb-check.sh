@@ -1,21 +1,16 @@
 #!/bin/sh
-# The Debian packages: built with Debian's tooling (scripts/build-deb.sh: dpkg-buildpackage,
-# then lintian with no error), their contents as an administrator expects them, and DKMS
-# building the module from uaevents-dkms for each test kernel's headers.  TAP.
+# The Debian packages that deb-build.sh built (dpkg-buildpackage, lintian): their contents
+# as an administrator expects them, and DKMS building the module from uaevents-dkms for
+# each test kernel's headers.  TAP.
 #
-#   deb-check.sh OUTDIR SERIES...
+#   deb-check.sh DEBDIR SERIES...
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "$1")
 shift
 . "$top/tests/tap.sh"
 
-"$top/scripts/build-deb.sh" "$out" >"$out.log" 2>&1
-rc=$?
-[ $rc -eq 0 ] || sed 's/^/# /' "$out.log"
-result $rc "dpkg-buildpackage builds the packages and lintian reports no error"
-lintian_tags=$(grep -v "root privileges" "$out/lintian.txt" 2>/dev/null)
-[ -n "$lintian_tags" ] && echo "$lintian_tags" | sed 's/^/# lintian: /'
+[ -f "$out/lintian.txt" ] || { echo "not ok 1 - no packages in $out (deb-build.sh builds them)"; exit 1; }
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 
 # has PACKAGE PATH...: the package ships every PATH.
@@ -67,8 +62,10 @@ for series in "$@"; do
 	dkms build -m uaevents -v "$version" -k "$kver" \
 		--kernelsourcedir "$kroot/usr/src/linux-headers-$kver" \
 		--sourcetree "$dk/root/usr/src" --dkmstree "$dk/tree" >"$dk/$kver.log" 2>&1
-	ko="$dk/tree/uaevents/$version/$kver/x86_64/module/uaevents.ko"
-	[ -f "$ko" ] && modinfo -F vermagic "$ko" | grep -q "^$kver "
+	# Where the host has Debian's headers of that kernel, DKMS signs and compresses the
+	# module as it would install it (uaevents.ko.xz); elsewhere it leaves uaevents.ko.
+	ko=$(ls "$dk/tree/uaevents/$version/$kver/x86_64/module/uaevents.ko"* 2>/dev/null | head -n 1)
+	[ -n "$ko" ] && modinfo -F vermagic "$ko" | grep -q "^$kver "
 	rc=$?
 	[ $rc -eq 0 ] || tail -n 30 "$dk/$kver.log" | sed 's/^/# /'
 	result $rc "DKMS builds uaevents.ko from uaevents-dkms for $kver"

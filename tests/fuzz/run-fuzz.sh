@@ -1,13 +1,16 @@
 #!/bin/sh
 # Build the libFuzzer targets (clang, ASan + UBSan) and run each for a while.  TAP.
 #
-#   run-fuzz.sh BUILD-DIR GENERATED-HEADERS-DIR SECONDS
+#   run-fuzz.sh BUILD-DIR GENERATED-HEADERS-DIR SECONDS [TARGET...]
+#     TARGET  sense, event (default: both, in turn; make check runs each as its own stage)
 #
 # New inputs go to BUILD-DIR/corpus/<target>, seeded from tests/fuzz/corpus/<target>,
 # so the committed seed corpus changes only by hand.  A crash keeps its input in
 # BUILD-DIR and fails the run.
 set -u
 out=$1 gen=$2 seconds=$3
+shift 3
+targets=${*:-sense event}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 mkdir -p "$out"
@@ -21,7 +24,7 @@ sources_event="$top/sense/uae_sense.c $top/libuaevents/event.c"
 flags_event="-I$top/libuaevents -I$top/include/uapi $(pkg-config --cflags libnl-genl-3.0)"
 libs_event="$(pkg-config --libs libnl-genl-3.0)"
 
-for target in sense event; do
+for target in $targets; do
 	n=$((n + 1))
 	bin=$out/fuzz_$target
 	eval "sources=\$sources_$target flags=\${flags_$target:-} libs=\${libs_$target:-}"

@@ -9,6 +9,10 @@ cache=${UAE_CACHE:-/var/cache/uaevents}
 src=$("$top/scripts/fetch-linux-source.sh") || exit 1
 build=$cache/kunit-build
 
+# The tree and the build folder are shared by every clone on this machine: one run at a
+# time, each linking its own suite in, so no run builds another clone's code.
+exec 9>"$cache/.kunit.lock"
+flock 9
 # Link the suite into the tree (the link follows whichever clone runs this).
 ln -sfn "$top/kunit" "$src/drivers/misc/uaevents"
 grep -q 'drivers/misc/uaevents/Kconfig' "$src/drivers/misc/Kconfig" ||

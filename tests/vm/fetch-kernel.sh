@@ -2,42 +2,69 @@
 # Fetch and unpack a Debian kernel image and its headers, without touching the host kernel.
 #
 #   fetch-kernel.sh SERIES   (SERIES: 6.1, 6.1-rt (PREEMPT_RT) or 6.12)
+#   fetch-kernel.sh --newer  for each series, the pinned release and Debian's newest
 #
-# Resolves the newest version with apt-cache (security updates move it), keeps the .debs and
-# the unpacked tree under $UAE_CACHE (default /var/cache/uaevents) so reruns fetch nothing,
-# and prints the unpacked root.  Layout of the root:
+# The release is the one tests/vm/kernels pins.  The .debs and the unpacked tree stay under
+# $UAE_CACHE (default /var/cache/uaevents), so reruns fetch nothing, and prints the unpacked
+# root.  Runs of several clones at once share the cache: one unpacks, under a lock.
+# Layout of the root:
 #   boot/vmlinuz-$KVER, lib/modules/$KVER/..., usr/src/linux-headers-$KVER (KDIR)
 set -eu
 
-series=${1:?usage: fetch-kernel.sh 6.1|6.1-rt|6.12}
+here=$(cd "$(dirname "$0")" && pwd)
+series=${1:?usage: fetch-kernel.sh 6.1|6.1-rt|6.12|--newer}
 cache=${UAE_CACHE:-/var/cache/uaevents}
 
-case "$series" in
-6.1)  pattern='^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
-6.1-rt) pattern='^linux-image-6\.1\.0-[0-9]+-rt-amd64$' ;;
-6.12) pattern='^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' ;;
-*) echo "fetch-kernel: unknown series '$series' (want 6.1, 6.1-rt or 6.12)" >&2; exit 2 ;;
-esac
-
-newest_image() {
-	apt-cache search --names-only "$pattern" | cut -d' ' -f1 | sort -V | tail -n 1
+pattern_of() {
+	case "$1" in
+	6.1)  echo '^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
+	6.1-rt) echo '^linux-image-6\.1\.0-[0-9]+-rt-amd64$' ;;
+	6.12) echo '^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' ;;
+	*) echo "fetch-kernel: unknown series '$1' (want 6.1, 6.1-rt or 6.12)" >&2; return 2 ;;
+	esac
 }
-image=$(newest_image)
-if [ -z "$image" ] && [ "$(id -u)" -eq 0 ]; then
-	apt-get update -q >&2
-	image=$(newest_image)
+pinned() { awk -v s="$1" '$1 == s { print $2 }' "$here/kernels"; }
+
+if [ "$series" = --newer ]; then
+	for s in $(awk '!/^#/ && NF { print $1 }' "$here/kernels"); do
+		newest=$(apt-cache search --names-only "$(pattern_of "$s")" | cut -d' ' -f1 |
+			sort -V | tail -n 1 | sed 's/^linux-image-//; s/-unsigned$//')
+		if [ "$newest" = "$(pinned "$s")" ]; then
+			echo "$s: $(pinned "$s") (Debian's newest)"
+		else
+			echo "$s: $(pinned "$s"), Debian has ${newest:-nothing}: update tests/vm/kernels"
+		fi
+	done
+	exit 0
 fi
-if [ -z "$image" ]; then
-	echo "fetch-kernel: no $series kernel in the apt lists; run apt-get update" >&2
-	exit 1
-fi
-kver=${image#linux-image-}
-kver=${kver%-unsigned}
+
+pattern_of "$series" >/dev/null
+kver=$(pinned "$series")
+[ -n "$kver" ] || { echo "fetch-kernel: $series is not in $here/kernels" >&2; exit 2; }
 root="$cache/kernels/$kver"
 
 if [ -f "$root/.complete" ]; then
 	echo "$root"
 	exit 0
+fi
+
+mkdir -p "$cache/kernels"
+exec 9>"$cache/kernels/.$kver.lock"
+flock 9
+if [ -f "$root/.complete" ]; then
+	echo "$root"
+	exit 0
+fi
+
+image=linux-image-$kver
+[ "$series" != 6.12 ] || image=$image-unsigned
+if ! apt-cache show "$image" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+	apt-get update -q >&2
+fi
+if ! ls "$cache/debs/${image}"_*.deb >/dev/null 2>&1 && ! apt-cache show "$image" >/dev/null 2>&1; then
+	echo "fetch-kernel: $image, pinned in tests/vm/kernels, is not in the apt lists (nor in" \
+		"$cache/debs): Debian has moved on; 'make kernel-versions' names the newer one" >&2
+	exit 1
 fi
 
 headers="linux-headers-$kver"

@@ -30,6 +30,10 @@ libnl-3-200,libnl-genl-3-200,libinih1,libjson-c5,libsgutils2-1.46-2"
 tarball="$cache/rootfs/debian12-$kver-$(echo "$pkgs" | md5sum | cut -c1-8).tar"
 [ -f "$tarball" ] && { echo "$tarball"; exit 0; }
 mkdir -p "$cache/rootfs"
+# Runs of several clones at once: one builds, the others wait for it.
+exec 9>"$tarball.lock"
+flock 9
+[ -f "$tarball" ] && { echo "$tarball"; exit 0; }
 mmdebstrap --variant=minbase --format=tar --skip=cleanup/apt/lists --include="$(echo "$pkgs" | tr '\n' ',')" \
 	--customize-hook='echo uaevents-guest >"$1/etc/hostname"' \
 	--customize-hook='chroot "$1" passwd -d root' \

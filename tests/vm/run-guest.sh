@@ -7,6 +7,9 @@
 #     DEBDIR  the built packages (make deb)  OUTDIR  console.log, tap.log, the disk image
 #   UAE_UPGRADE_DEBDIR: newer packages, copied into the guest for upgrade.sh
 #   UAE_CONSOLE=1: the guest's console on stdout (make demo), no TAP verdict
+#   CYCLES: rounds of the loop tests (lib.sh's default when unset)
+#   UAE_VM_TIMEOUT: seconds before QEMU is stopped; the test unit is stopped 180 s before,
+#     so a hang ends as missing results and the guest's journal says where
 #
 # The root filesystem comes from mmdebstrap (mkrootfs.sh, cached).  Into a copy of it,
 # apt installs uaevents-dkms, libuaevents1 and uaevents (DKMS builds uaevents.ko for the
@@ -70,6 +73,7 @@ fi
 # powers the guest off.
 mkdir -p "$root/usr/local/lib/uae-test"
 cp "$here/guest/lib.sh" "$here/systemd/"*.sh "$here/../python/"*.py "$root/usr/local/lib/uae-test/"
+limit=${UAE_VM_TIMEOUT:-2400}
 cat >"$root/etc/systemd/system/uae-test.service" <<UNIT
 [Unit]
 Description=uaevents tests: $scripts
@@ -80,7 +84,8 @@ ExecStart=/bin/sh /usr/local/lib/uae-test/run.sh $scripts
 ExecStopPost=/bin/systemctl poweroff --no-block
 StandardOutput=journal+console
 StandardError=journal+console
-TimeoutStartSec=infinity
+TimeoutStartSec=$((limit - 180))
+${CYCLES:+Environment=CYCLES=$CYCLES}
 [Install]
 WantedBy=multi-user.target
 UNIT
@@ -99,7 +104,7 @@ if [ "${UAE_CONSOLE:-}" = 1 ]; then
 else
 	console="-serial file:$out/console.log" quiet=
 fi
-timeout "${UAE_VM_TIMEOUT:-2400}" qemu-system-x86_64 \
+timeout "$limit" qemu-system-x86_64 \
 	-machine pc -accel tcg -m 1536 -smp 1 \
 	-kernel "$out/vmlinuz" -initrd "$out/initrd.img" \
 	-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=0 $quiet" \

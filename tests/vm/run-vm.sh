@@ -7,6 +7,8 @@
 #     USERBIN  the CMake build folder with uaectl and uaeventd
 #     OUTDIR   where console.log and tap.log go
 #     --console  show the guest console here (to watch a run) instead of logging it
+#   CYCLES: rounds of the loop tests (uae.cycles=; lib.sh's default when unset)
+#   UAE_VM_TIMEOUT: seconds before QEMU is stopped (a hang ends as a failure)
 #
 # For test scripts, prints the guest's TAP and exits non-zero unless every test passed.
 set -eu
@@ -18,24 +20,13 @@ top=$(cd "$here/../.." && pwd)
 
 kroot=$("$here/fetch-kernel.sh" "$series")
 kver=$(basename "$kroot")
-kdir=$(echo "$kroot"/usr/src/linux-headers-"$kver")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-make -s -C "$top/kernel" KDIR="$kdir" MODDIR="$top/build/kmod/$kver" >"$out/kmod-build.log" 2>&1 || {
-	cat "$out/kmod-build.log" >&2
-	exit 1
-}
-# The test helper that makes uaevents.ko's init fail at a chosen step (tests/vm/faultinj/).
-fi="$top/build/faultinj/$kver"
-mkdir -p "$fi"
-ln -sf "$here/faultinj/Kbuild" "$here/faultinj/uae_faultinj.c" "$fi/"
-make -s -C "$kdir" M="$fi" modules >>"$out/kmod-build.log" 2>&1 || {
-	cat "$out/kmod-build.log" >&2
-	exit 1
-}
-"$here/mkinitramfs.sh" "$kroot" "$kver" "$top/build/kmod/$kver/uaevents.ko" "$userbin" \
-	"$out/initramfs.cpio.gz" "$fi/uae_faultinj.ko"
+# UAE_INITRAMFS: the image prep-vm.sh built for this kernel (make check builds it once per
+# kernel); otherwise build one here.
+initramfs=${UAE_INITRAMFS:-}
+[ -n "$initramfs" ] || initramfs=$("$here/prep-vm.sh" "$series" "$userbin" "$out")
 
 if [ "$mode" = --console ]; then
 	console="-serial stdio"
@@ -62,8 +53,8 @@ fi
 # shellcheck disable=SC2086
 timeout "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
 	-machine pc -accel tcg -m "${UAE_VM_MEM:-1024}" -smp 1 \
-	-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 oops=panic uae.script=$script $append ${UAE_VM_APPEND:-}" \
+	-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$initramfs" \
+	-append "console=ttyS0 panic=-1 oops=panic uae.script=$script ${CYCLES:+uae.cycles=$CYCLES} $append ${UAE_VM_APPEND:-}" \
 	-display none -monitor none -nic none -no-reboot \
 	$console -serial "file:$out/tap.log" $extra || {
 	echo "run-vm: QEMU failed or timed out (kernel $kver)" >&2

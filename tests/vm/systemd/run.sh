@@ -1,11 +1,18 @@
 #!/bin/sh
 # The systemd guest's test unit runs this: each script named, in one shell and one TAP
-# stream, then the plan.  (Sourced scripts share lib.sh's counters.)
+# stream.  (Sourced scripts share lib.sh's counters.)  The plan comes first: the sum of the
+# scripts' "# tap-plan: N" headers, so a check that never runs is a missing result.
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 . ./helpers.sh
+plan=0
+for script in "$@"; do
+	n=$(sed -n 's/^# tap-plan: \([0-9]*\)$/\1/p' "./$script" | head -n 1)
+	plan=$((plan + ${n:-0}))
+done
+echo "1..$plan" >"$TAP"
 for script in "$@"; do
 	tap_diag "---- $script ----"
 	. "./$script"
 done
-echo "1..$tap_n" >"$TAP"
+tap_diag "run.sh: all scripts ran"
