@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """python3-uaevents with the kernel module loaded (the systemd guest, python.sh).
 
-UAEVENTS_TEST_HCTL names a scsi_debug disk to inject events into.
+UAEVENTS_TEST_HCTL names a scsi_debug disk to inject events into.  Every test ends, with a
+failure if need be, however long what it waits for takes: receive() has a timeout, and
+what has none (iterating a Monitor) runs under a deadline.
 """
+import contextlib
 import datetime
 import os
+import signal
 import subprocess
 import time
 
@@ -21,6 +25,34 @@ def ua_sense(asc, ascq):
 
 SOFT = ua_sense(0x38, 0x07)
 CAPACITY = ua_sense(0x2A, 0x09)
+
+
+@contextlib.contextmanager
+def deadline(seconds, what):
+    """Raise TimeoutError in the block once it has run for SECONDS (SIGALRM: the main
+    thread, where pytest runs tests), naming WHAT; an outer deadline goes on after it."""
+    def expired(signum, frame):
+        raise TimeoutError(f"{what}: not done within {seconds} s")
+
+    old_handler = signal.signal(signal.SIGALRM, expired)
+    outer, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        if outer:
+            left = outer - (time.monotonic() - start)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+
+
+@pytest.fixture(autouse=True)
+def per_test_deadline(request):
+    """No test waits for ever: each fails after 120 s (python.sh's timeout is the last
+    resort, for a hang this cannot interrupt)."""
+    with deadline(120, request.node.name):
+        yield
 
 
 def first(m, timeout=10):
@@ -116,8 +148,9 @@ def test_context_manager_closes():
 
 
 def test_iterating_yields_events():
+    # Iterating blocks until an event comes: with none, the deadline fails the test.
     with uaevents.Monitor(hctl=HCTL, event="CAPACITY_DATA_HAS_CHANGED") as m:
         uaevents.inject(HCTL, CAPACITY)
-        for ev in m:
-            assert ev.name == "CAPACITY_DATA_HAS_CHANGED"
-            break
+        with deadline(10, "iterating the monitor for the injected event"):
+            ev = next(iter(m))
+    assert ev.name == "CAPACITY_DATA_HAS_CHANGED"

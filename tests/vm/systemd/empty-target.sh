@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 12
 # Sourced by run.sh.  A first LUN on an empty target is scanned.  The kernel's own target,
 # LIO, exports an iSCSI target on 127.0.0.1 with no LUN, and Debian's open-iscsi logs in to
 # it: a session, no device.  A ramdisk is then mapped as its LUN 0.  No unit attention can
@@ -45,17 +46,22 @@ check "and no LU: the target is empty" no_lus
 cursor=$(journal_cursor)
 mkdir -p "$BS" && echo rd_pages=4096 >"$BS/control" && echo 1 >"$BS/enable"
 mkdir "$TPG/lun/lun_0" && ln -s "$BS" "$TPG/lun/lun_0/to"
-sleep 12
+# Not after a fixed wait: the LUN is unseen once udev is done with whatever the mapping
+# caused, and the reconciler's entry below is the positive proof that it stayed unseen
+# until then: its round found the target with no LU on this host.
+udevadm settle
 check "without the reconciler, the LUN mapped to the empty target stays unseen" no_lus
 reload_with 's|^#reconcile_s = 0$|reconcile_s = 5|' "reconcile_s = 5 is in force"
 check "with it, the empty target is scanned and the LU appears" wait_for 60 lus
+# The first scan of the target since the mapping is the reconciler's, of a target that
+# still had no LU here: nothing else (no unit attention, no other tool) had added it.
 probe_entry() {
 	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
 		UAEVENTS_ACTION=scan-target "UAEVENTS_TARGET=$H:0:0" >"$SAW"
-	jq -n -e 'any(inputs; .UAEVENTS_ADDED == "0" and
-		(.MESSAGE | test("had no LU on this host")))' "$SAW" >/dev/null
+	jq -s -e '.[0] | .UAEVENTS_ADDED == "0" and
+		(.MESSAGE | test("had no LU on this host"))' "$SAW" >/dev/null
 }
-check "the journal says the reconciler scanned the empty target and added LUN 0" \
+check "the journal says the reconciler scanned the empty target, which had no LU here until then, and added LUN 0" \
 	wait_for 30 probe_entry
 check "and no error of uaeventd's own" no_daemon_error "$cursor"
 

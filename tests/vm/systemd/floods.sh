@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 4
 # Sourced by run.sh.  A thin pool shared by 64 LUNs of one target runs low: each LU's soft
 # threshold alert is logged with all its fields, a repeat within the window at notice
 # priority, and once the window ends one summary names the target and every LU.

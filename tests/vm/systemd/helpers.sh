@@ -73,3 +73,50 @@ reload_with() {
 	systemctl reload uaeventd
 	check "systemctl reload: $2" wait_for 20 reloaded_since "$reload_cursor"
 }
+
+# real_ua WHAT: one result for whether this kernel's scsi_debug raises WHAT as a real unit
+# attention (6.12's error injection): passed where it can, skipped on a kernel without it
+# (6.1), failed where it should be there (injection_or_skip); true only where it can.
+# Otherwise the caller injects the same sense with uaectl, so that what the daemon does
+# with it is still checked on every kernel, and a 6.12 without injection does not pass
+# silently.
+real_ua() {
+	injection_or_skip 1 "$1: a real unit attention from scsi_debug's error injection" ||
+		return 1
+	tap_result 0 "$1: a real unit attention from scsi_debug's error injection"
+}
+
+# reports_answered CURSOR TARGET: every report of changed LUN inventory from a LU of
+# TARGET ("2:0:0") that uaeventd logged since CURSOR has been answered by a scan: the
+# report counts its scan-target and scan-verify entries give ("after N report(s)", "N more
+# report(s)") add up to them, so no scan of them is pending and whatever they make the
+# daemon do is done.  (Reports count toward the run that starts after them; the entry of
+# each run comes after its reports'.)  Sets REPORTS; what was counted goes to $SAW.
+reports_answered() {
+	REPORTS=$(journalctl --cursor "$1" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_KIND=ua UAEVENTS_EVENT=REPORTED_LUNS_DATA_HAS_CHANGED |
+		jq -s --arg t "$2:" 'map(select(.UAEVENTS_HCTL | startswith($t))) | length')
+	answered=$(journalctl --cursor "$1" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_ACTION=scan-target UAEVENTS_ACTION=scan-verify "UAEVENTS_TARGET=$2" |
+		jq -s '[.[].MESSAGE | capture("(after |: )(?<n>[0-9]+) (more )?report") |
+			.n | tonumber] | add // 0')
+	echo "target $2: $REPORTS report(s) of changed LUN inventory logged, $answered answered by its scans" >"$SAW"
+	[ -n "$REPORTS" ] && [ "$answered" = "$REPORTS" ]
+}
+
+# reap SECONDS PID: wait for PID, a background job of this shell, at most SECONDS; past
+# that it is killed (SIGKILL).  Returns its exit status (137 when it had to be killed).
+reap() {
+	n=$(($1 * 5))
+	while [ "$n" -gt 0 ]; do
+		# Done: a zombie until waited for (or gone).
+		case $(sed -n 's/^.*) \(.\).*$/\1/p' "/proc/$2/stat" 2>/dev/null) in
+		Z | "") wait "$2"; return ;;
+		esac
+		n=$((n - 1))
+		sleep 0.2
+	done
+	kill -KILL "$2" 2>/dev/null
+	wait "$2"
+	return 137
+}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 21
 # Sourced by run.sh.  The kernel's own SCSI target, LIO, as a second, independent target:
 # one ramdisk LU exported through two tcm_loop ports, so that this host sees it on two
 # paths (two SCSI hosts) with one WWID, and the kernel's ALUA handler attaches to both.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 11
 # Sourced by run.sh.  Debian's prometheus-node-exporter reads uaeventd's metrics from its
 # textfile collector folder; a scrape shows the series move when events happen.
 check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
@@ -34,8 +35,9 @@ WWID=$(cat "/sys/class/scsi_device/$HCTL/device/wwid")
 soft() { sum uaevents_events_total "host=\"$H\"" 'event="THIN_PROVISIONING_SOFT_THRESHOLD_REACHED"'; }
 scrape
 soft_before=$(soft)
-# A real soft threshold UA on 6.12 (scsi_debug's error injection); an injected one on 6.1.
-if [ -n "$(sdebug_error_file)" ]; then
+# A real soft threshold UA on 6.12 (scsi_debug's error injection, required there); an
+# injected one on 6.1.  One result says which.
+if real_ua "the soft threshold"; then
 	raise_soft_threshold
 else
 	uaectl inject --hctl "$HCTL" --sense 700006000000000a00000000380700000000

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 15
 # Sourced by run.sh.  A LUN removed on this host by someone else (here an administrator
 # writing "delete", as CSI drivers do) and still reported by its target is not added back
 # by uaeventd's target scan within [rescan] removal_grace_s, also after a restart of the
@@ -40,8 +41,10 @@ scanned() {
 	grep -qx '2|1' "$SAW"
 }
 check "the scan's entry names what it added (2) and what it left out (1)" scanned
-sleep 5
-check "and LUN 1 stays away" has_luns "0 2"
+# stays_away LUNS: once every LUN change the target reported since the cursor has been
+# answered by uaeventd's scans (none pending: not after a fixed wait), the LUNs are LUNS.
+stays_away() { reports_answered "$cursor" "$target" && has_luns "$1"; }
+check "and LUN 1 stays away" wait_for 60 stays_away "0 2"
 # A restart of the daemon (a crash, an upgrade) does not forget the removal.
 systemctl restart uaeventd
 check "uaeventd restarted" wait_for 60 systemctl is-active --quiet uaeventd
@@ -51,8 +54,7 @@ touch_disk "$DISK"
 check "after a restart of uaeventd, LUN 3, mapped meanwhile, is added" \
 	wait_for 60 has_luns "0 2 3"
 check "and LUN 1 is still left out, and the journal says why" entry scan-left-out "$target:1"
-sleep 5
-check "and LUN 1 stays away" has_luns "0 2 3"
+check "and LUN 1 stays away" wait_for 60 stays_away "0 2 3"
 # The host goes (its number is reused by the next one): what was removed behind it is
 # forgotten, and a new scsi_debug host's LUN 1 at the same address is scanned as usual.
 check "scsi_debug unloaded" wait_for 30 modprobe -r scsi_debug

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 10
 # Sourced by run.sh.  Rescans that cannot hang and do not lose work, under the installed
 # unit: a job past [rescan] timeout_s is killed with its process group and logged, and the
 # next report is rescanned again; a LUN mapped just after a target scan (its report arrives

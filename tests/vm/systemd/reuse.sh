@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 16
 # Sourced by run.sh.  A LUN number that the target gives to another volume is caught: the
 # kernel's own target, LIO, through its loopback fabric tcm_loop, maps LUNs 1 and 2 of this
 # host's initiator to other backstores at the same numbers (an ACL's mapped LUNs, as an

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 15
 # Sourced by run.sh.
 # The unit's sandbox: systemd-analyze rates it at most 3.0, and what uaeventd must do
 # still works inside it: run a hook, scan a target, remove a stale LUN (stale_luns =

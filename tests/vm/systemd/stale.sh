@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 23
 # Sourced by run.sh.
 # stale_luns = remove, from the installed unit: a LUN the target no longer reports is
 # removed only when nothing uses it, in any way an administrator's host may use it (swap,
@@ -80,13 +81,27 @@ SG7=$(ls "/sys/class/scsi_device/$T:7/device/scsi_generic/")
 sleep 900 3<>"/dev/$SG7" &
 sg_pid=$!
 # LUN 8: unused.
-sleep 2
+# holds PID DEV: process PID has /dev/DEV open as its descriptor 3.
+holds() { [ "$(readlink "/proc/$1/fd/3" 2>/dev/null)" = "/dev/$2" ]; }
+# in_use: every use is in place, the background holders' too (not after a fixed wait: the
+# namespace's mount is made, and the two files are opened, once those processes run).
 in_use() {
+	{
+		echo "swap: $(grep "^/dev/${D2}2 " /proc/swaps)"
+		echo "btrfs: $(mountpoint /mnt/btrfs 2>&1)"
+		echo "dm: $(dmsetup info -c --noheadings uae-stale 2>&1)"
+		echo "loop: '$loopdev'"
+		echo "namespace of $ns_pid: $(nsenter -t "$ns_pid" -m mountpoint /mnt/ns 2>&1)"
+		echo "process $nobody_pid fd 3: $(readlink "/proc/$nobody_pid/fd/3" 2>&1)"
+		echo "process $sg_pid fd 3: $(readlink "/proc/$sg_pid/fd/3" 2>&1)"
+	} >"$SAW"
 	grep -q "^/dev/${D2}2 " /proc/swaps && mountpoint -q /mnt/btrfs &&
 		dmsetup info uae-stale >/dev/null && [ -n "$loopdev" ] &&
-		nsenter -t "$ns_pid" -m mountpoint -q /mnt/ns
+		nsenter -t "$ns_pid" -m mountpoint -q /mnt/ns &&
+		holds "$nobody_pid" "$D6" && holds "$sg_pid" "$SG7"
 }
-check "LUNs 1 to 7 in use: namespace mount, swap, btrfs, dm, loop ($loopdev), open files" in_use
+check "LUNs 1 to 7 in use: namespace mount, swap, btrfs, dm, loop ($loopdev), open files" \
+	wait_for 30 in_use
 check "the namespace's mount is not in this namespace" sh -c "! mountpoint -q /mnt/ns"
 udevadm settle
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 21
 # Sourced by run.sh.
 # uaeventd's memory across restarts, under its own unit: without its state directory it
 # fails once and says why; journald's rate limit cannot drop what the state file records
@@ -14,11 +15,17 @@ printf '[Service]\nStateDirectory=\n' >"$DROPIN/no-state.conf"
 systemctl daemon-reload
 cursor=$(journal_cursor)
 systemctl restart uaeventd 2>/dev/null
-sleep 6	# RestartSec=2s: time for systemd to restart it, if it were going to
+# Not after a fixed wait: a unit systemd is going to restart waits in "activating"
+# (auto-restart), never "failed"; once it is failed, no restart comes.
+failed_for_good() {
+	for p in ActiveState SubState ExecMainStatus NRestarts; do
+		echo "$p=$(systemctl show -P $p uaeventd)"
+	done >"$SAW"
+	grep -qx ActiveState=failed "$SAW" && grep -qx ExecMainStatus=78 "$SAW" &&
+		grep -qx NRestarts=0 "$SAW"
+}
 check "without StateDirectory= the unit fails (exit status 78) and is not restarted" \
-	sh -c '[ "$(systemctl show -P ActiveState uaeventd)" = failed ] &&
-		[ "$(systemctl show -P ExecMainStatus uaeventd)" = 78 ] &&
-		[ "$(systemctl show -P NRestarts uaeventd)" = 0 ]'
+	wait_for 30 failed_for_good
 missing_state_errors() {
 	journalctl --cursor "$cursor" _SYSTEMD_UNIT=uaeventd.service -p err -o cat \
 		--no-pager >"$SAW"
@@ -63,30 +70,42 @@ wait_for 30 systemctl is-active --quiet uaeventd
 first=$(($(last_seq) + 1))
 storm 400
 last=$(last_seq)
-wait_for 60 sh -c "[ \$(cut -d' ' -f2 $STATE) -ge $last ]"
-journalctl --sync
-n=$(journalctl -o json _SYSTEMD_UNIT=uaeventd.service UAEVENTS_KIND=error |
-	jq -s --argjson f "$first" '[.[] | select((.UAEVENTS_SEQ | tonumber) >= $f)] | length')
-tap_diag "control, unit limited: $n of $((last - first + 1)) entries of the storm kept; $(journalctl -t systemd-journald -o cat --no-pager | grep Suppressed | tail -n 1)"
-check "control: rate-limited by the unit, journald drops entries of the storm" \
-	test "$n" -lt $((last - first + 1))
+# dropped: once uaeventd has logged the storm to its end (its state file), fewer of its
+# entries than events are in the journal.
+dropped() {
+	if ! wait_for 60 sh -c "[ \$(cut -d' ' -f2 $STATE) -ge $last ]"; then
+		echo "uaeventd did not log the storm $first..$last to its end: state $(cat "$STATE"), unit $(systemctl show -P ActiveState uaeventd)" >"$SAW"
+		return 1
+	fi
+	journalctl --sync
+	n=$(journalctl -o json _SYSTEMD_UNIT=uaeventd.service UAEVENTS_KIND=error |
+		jq -s --argjson f "$first" '[.[] | select((.UAEVENTS_SEQ | tonumber) >= $f)] | length')
+	echo "$n of $((last - first + 1)) entries of the storm kept" >"$SAW"
+	[ "$n" -lt $((last - first + 1)) ]
+}
+check "control: rate-limited by the unit, journald drops entries of the storm" dropped
+tap_diag "control, unit limited: $(cat "$SAW"); $(journalctl -t systemd-journald -o cat --no-pager | grep Suppressed | tail -n 1)"
 rm "$DROPIN/limit.conf"
 systemctl daemon-reload
 # A fresh journald forgets the control's rate-limit state (and its pending notice).
 systemctl restart systemd-journald
 cursor2=$(journal_cursor)
 systemctl restart uaeventd
-check "the shipped unit lets uaeventd log a million entries a second" \
-	sh -c '[ "$(systemctl show -P LogRateLimitIntervalUSec uaeventd)" = 1s ] &&
+check "restarted, the shipped unit lets uaeventd log a million entries a second" \
+	wait_for 30 sh -c 'systemctl is-active --quiet uaeventd &&
+		[ "$(systemctl show -P LogRateLimitIntervalUSec uaeventd)" = 1s ] &&
 		[ "$(systemctl show -P LogRateLimitBurst uaeventd)" = 1000000 ]'
 
 # ---- the shipped unit: killed during a storm, restarted by systemd ----
 # (Half the history: whatever the killed daemon had not logged is replayed.)
-wait_for 30 systemctl is-active --quiet uaeventd
 pid=$(systemctl show -P MainPID uaeventd)
 first=$(($(last_seq) + 1))
-# 2,000 events; uaeventd is killed as soon as the last one is raised, with a backlog.
-storm 2000
+# 2,000 events, and uaeventd killed with a backlog however fast the host: the first 1,000
+# while it runs (it may be logging them when it is stopped), the other 1,000 while it is
+# stopped (SIGSTOP), so that it cannot have logged the storm to its end; then SIGKILL.
+storm 1000
+systemctl kill -s STOP uaeventd
+storm 1000
 systemctl kill -s KILL uaeventd
 at_kill=$(cut -d' ' -f2 "$STATE")
 last=$(last_seq)
@@ -118,9 +137,23 @@ pid=$(systemctl show -P MainPID uaeventd)
 systemctl restart uaeventd
 check "uaeventd restarted" wait_for 30 sh -c \
 	"systemctl is-active --quiet uaeventd && [ \$(systemctl show -P MainPID uaeventd) != $pid ]"
-sleep 2
+# Active (Type=notify) means subscribed, with what it replayed logged: no wait needed.
 next=$(($(last_seq) + 1))
 uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
 check "after the restart it still logs new events (event $next)" \
 	wait_for 30 logged_once "$next" "$next" ua
+# A forged entry that follows straight on from what the state file says was logged: an
+# event raised while uaeventd was down is still logged at start, since the replay trusts
+# only the journal entries uaeventd wrote itself (its UID), not any that look like them.
+systemctl stop uaeventd
+skip=$(($(last_seq) + 1))
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+printf 'MESSAGE=forged\nSYSLOG_IDENTIFIER=uaeventd\nUAEVENTS_INSTANCE=%s\nUAEVENTS_SEQ=%s\n' \
+	"$inst" "$skip" |
+	setpriv --reuid=1000 --regid=1000 --clear-groups logger --journald
+check "user 1000 logged an entry claiming event $skip, raised while uaeventd was stopped" \
+	wait_for 10 sh -c "journalctl _UID=1000 UAEVENTS_SEQ=$skip -o cat | grep -q forged"
+systemctl start uaeventd
+check "event $skip is logged at start all the same (the forged entry is not uaeventd's)" \
+	wait_for 30 logged_once "$skip" "$skip" ua
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 13
 # Sourced by run.sh.
 # An administrator upgrades the packages with apt while events flow: uaeventd is
 # restarted by the package, its state and the administrator's configuration are kept, no
@@ -29,13 +30,16 @@ first=$(($(last_seq) + 1))
 ) &
 flow=$!
 sleep 2
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+# Bounded, as every wait here (DKMS compiles the module under TCG): past 15 minutes apt is
+# killed and the check below fails with exit status 124.
+DEBIAN_FRONTEND=noninteractive timeout -k 30 900 apt-get install -y -q \
+	--no-install-recommends \
 	"$UP"/uaevents-dkms_*.deb "$UP"/libuaevents1_*.deb "$UP"/uaevents_*.deb \
 	>/tmp/upgrade.log 2>&1
 rc=$?
 sleep 2
 touch /tmp/stop-flow
-wait "$flow"
+reap 30 "$flow"
 last=$(last_seq)
 cp /tmp/upgrade.log "$SAW"
 check "apt-get install of the newer packages succeeds" test "$rc" -eq 0
