@@ -92,6 +92,15 @@ wait_for() {
 	done
 }
 
+# waits_in_poll PID: the process is blocked in poll(2) (or ppoll).  uaectl monitor and
+# monitor-poll get there only after uae_monitor_new() has joined the multicast groups and
+# their filters are set: from then on they receive every event published, so a test may
+# raise them.
+waits_in_poll() {
+	read -r nr _ <"/proc/$1/syscall" || return 1
+	[ "$nr" = 7 ] || [ "$nr" = 271 ]
+}
+
 start_journald() {
 	mkdir -p /run/systemd/journal /var/log
 	/lib/systemd/systemd-journald &
@@ -125,6 +134,8 @@ setup_pipeline() {
 	insmod /modules/uaevents.ko $UAE_PARAMS || return 1
 	uaectl monitor --json >/tmp/monitor.json 2>/tmp/monitor.err &
 	MONITOR_PID=$!
+	# Subscribed before scsi_debug's first UA (POWER ON), which it must see.
+	wait_for 10 waits_in_poll "$MONITOR_PID" || return 1
 	uaeventd 2>/tmp/uaeventd.err &
 	UAEVENTD_PID=$!
 	kmod_load scsi_debug dev_size_mb=16 max_luns=1 num_tgts=1 || return 1
