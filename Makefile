@@ -151,6 +151,11 @@ soak: deps
 	@$(MAKE) --no-print-directory check CYCLES=100 USER_KERNELS="$(KERNELS)" \
 		GUEST_KERNELS="6.1 6.12" VM_TIMEOUT=1800 GUEST_TIMEOUT=3000 CHECK_TIMEOUT=10800
 
+# Each deliberate fault of tests/mutants/list, alone in a copy of the tree, must turn its
+# named stage red: the tests notice the regressions that would hurt users most.
+mutants: deps
+	tests/mutants/run.sh $(BUILD)/mutants $(MUTANTS)
+
 # The stages by their old names, one at a time.
 unit-check: st-unit
 install-check: st-install
@@ -194,4 +199,4 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all deps user modules unit-check deb deb-check guest-check kunit-check fuzz fuzz-check checkpatch vm-check \
-	check check-quick soak kernel-versions bench bench-compare demo install install-check clean
+	check check-quick soak mutants kernel-versions bench bench-compare demo install install-check clean
