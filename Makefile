@@ -87,23 +87,27 @@ CHECK_STAGES = $(GUEST_STAGES) deb-build $(VM_STAGES) deb kunit checkpatch \
 	fuzz-sense fuzz-event build unit install
 QUICK_STAGES = build unit install prep_6.12 vm-e2e_6.12 vm-kernel_6.12 vm-daemon_6.12
 
-st-build: deps
-	$(STAGE) build $(RESULTS) $(MAKE) --no-print-directory user
+# What the machine needs (apt), counted like any stage: a failure still ends in a summary.
+st-deps:
+	UAE_STAGE_BUILD=1 $(STAGE) deps $(RESULTS) scripts/install-deps.sh
+
+st-build: st-deps
+	UAE_STAGE_BUILD=1 $(STAGE) build $(RESULTS) $(MAKE) --no-print-directory user
 
 st-unit: st-build
-	$(STAGE) unit $(RESULTS) ctest --test-dir $(USERBIN) -V
+	$(STAGE) unit $(RESULTS) ctest --test-dir $(USERBIN) -V --no-tests=error
 
 st-install: st-build
 	$(STAGE) install $(RESULTS) tests/install-check.sh $(USERBIN)
 
 # The packages, once a run: the release and the same tree as a newer version.
-st-deb-build: deps
+st-deb-build: st-deps
 	$(STAGE) deb-build $(RESULTS) tests/deb-build.sh $(BUILD)/deb $(BUILD)/deb-next
 
 st-deb: st-deb-build
 	$(STAGE) deb $(RESULTS) tests/deb-check.sh $(BUILD)/deb $(KERNELS)
 
-st-kunit: deps
+st-kunit: st-deps
 	$(STAGE) kunit $(RESULTS) tests/kunit/run.sh
 
 st-fuzz-%: st-build
@@ -112,7 +116,7 @@ st-fuzz-%: st-build
 
 # uaevents.ko, the fault-injection helper and the initramfs, once per kernel.
 st-prep_%: st-build
-	$(STAGE) prep_$* $(RESULTS) tests/vm/prep-vm.sh $* $(USERBIN) $(BUILD)/vm/prep-$*
+	UAE_STAGE_BUILD=1 $(STAGE) prep_$* $(RESULTS) tests/vm/prep-vm.sh $* $(USERBIN) $(BUILD)/vm/prep-$*
 
 st-checkpatch: $(foreach k,$(KERNELS),st-prep_$(k))
 	$(STAGE) checkpatch $(RESULTS) tests/checkpatch.sh $(KERNELS)
@@ -130,24 +134,27 @@ st-guest_%: st-deb-build
 		$(GUEST_SCRIPTS)
 
 # run-stages STAGE...: the stages two at a time, each failure counted and the rest run on,
-# then the summary; fails if anything failed.
+# then the summary; fails if anything failed.  The stages run in a process group of their
+# own (timeout's), so a Ctrl-C or TERM is passed on to it, and the summary still prints.
 define run-stages
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS); date +%s >$(RESULTS)/started
-	@status=0; timeout $(CHECK_TIMEOUT) $(MAKE) --no-print-directory -k -j $(JOBS) \
-		$(addprefix st-,$(1)) || status=$$?; \
+	+@timeout -k 60 $(CHECK_TIMEOUT) $(MAKE) --no-print-directory -k -j $(JOBS) \
+		$(addprefix st-,$(1)) & t=$$!; \
+	trap 'kill -TERM $$t 2>/dev/null' INT TERM HUP; \
+	wait $$t; status=$$?; [ $$status -le 128 ] || { wait $$t; status=$$?; }; \
 	tests/summary.sh $(RESULTS) $$status $(1)
 endef
 
-check: deps
-	$(call run-stages,$(CHECK_STAGES))
+check:
+	$(call run-stages,deps $(CHECK_STAGES))
 
 # The inner loop: host tests and one kernel's module and daemon tests.
-check-quick: deps
-	$(call run-stages,$(QUICK_STAGES))
+check-quick:
+	$(call run-stages,deps $(QUICK_STAGES))
 
 # Everything on every kernel, the loops at 100 rounds, the systemd guest on 6.1 too:
 # before resolving work on the module, the daemon's actions or the tests.
-soak: deps
+soak:
 	@$(MAKE) --no-print-directory check CYCLES=100 USER_KERNELS="$(KERNELS)" \
 		GUEST_KERNELS="6.1 6.12" VM_TIMEOUT=1800 GUEST_TIMEOUT=3000 CHECK_TIMEOUT=10800
 
@@ -156,15 +163,23 @@ soak: deps
 mutants: deps
 	tests/mutants/run.sh $(BUILD)/mutants $(MUTANTS)
 
-# The stages by their old names, one at a time.
-unit-check: st-unit
-install-check: st-install
-deb-check: st-deb
-kunit-check: st-kunit
-fuzz-check: st-fuzz-sense st-fuzz-event
-checkpatch: st-checkpatch
-vm-check: $(addprefix st-,$(VM_STAGES))
-guest-check: $(addprefix st-,$(GUEST_STAGES))
+# Parts of make check, each with its summary.
+unit-check:
+	$(call run-stages,deps build unit)
+install-check:
+	$(call run-stages,deps build install)
+deb-check:
+	$(call run-stages,deps deb-build deb)
+kunit-check:
+	$(call run-stages,deps kunit)
+fuzz-check:
+	$(call run-stages,deps build fuzz-sense fuzz-event)
+checkpatch:
+	$(call run-stages,deps build $(foreach k,$(KERNELS),prep_$(k)) checkpatch)
+vm-check:
+	$(call run-stages,deps build $(foreach k,$(sort $(KERNELS) $(USER_KERNELS)),prep_$(k)) $(VM_STAGES))
+guest-check:
+	$(call run-stages,deps deb-build $(GUEST_STAGES))
 
 # make fuzz: fuzz the shared decoder for FUZZ_SECONDS.
 fuzz: user
@@ -196,7 +211,7 @@ demo: deps
 	UAE_CONSOLE=1 tests/vm/run-guest.sh $(DEMO_KERNEL) $(BUILD)/deb $(BUILD)/vm/demo demo.sh
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf --one-file-system $(BUILD)
 
 .PHONY: all deps user modules unit-check deb deb-check guest-check kunit-check fuzz fuzz-check checkpatch vm-check \
 	check check-quick soak mutants kernel-versions bench bench-compare demo install install-check clean

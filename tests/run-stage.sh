@@ -7,6 +7,7 @@
 # Counts Check's "Checks: N, Failures: F, Errors: E" lines and TAP "ok"/"not ok" lines
 # ("ok ... # SKIP" as skipped); a command that fails without a counted failure counts as
 # one failure of the stage.  RESULTS-DIR/NAME.count: "PASSED FAILED SKIPPED SECONDS".
+#   UAE_STAGE_BUILD=1: a build, which has no tests of its own (one passed when it succeeds)
 set -u
 name=$1 results=$2
 shift 2
@@ -32,8 +33,16 @@ tap_skip=$(echo "$tap" | grep -c '^ok .*# SKIP' || true)
 tap_fail=$(echo "$tap" | grep -c '^not ok ' || true)
 passed=$((passed + tap_ok - tap_skip))
 failed=$((failed + tap_fail))
-# A stage without tests of its own (a build) that succeeded counts as one passed.
-[ "$status" -ne 0 ] || [ $((passed + failed + tap_skip)) -ne 0 ] || passed=1
+# A build stage (UAE_STAGE_BUILD=1) that succeeded counts as one passed; any other stage
+# that reported nothing has tested nothing, and fails.
+if [ "$status" -eq 0 ] && [ $((passed + failed + tap_skip)) -eq 0 ]; then
+	if [ "${UAE_STAGE_BUILD:-0}" = 1 ]; then
+		passed=1
+	else
+		echo "run-stage: $name reported no test" | tee -a "$log" >&2
+		status=1
+	fi
+fi
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	echo "run-stage: $name failed (exit $status) before any test could report" | tee -a "$log" >&2
 	failed=1

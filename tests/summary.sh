@@ -4,7 +4,8 @@
 # CI log cut to its tail still names them, and the totals last.
 #
 #   summary.sh RESULTS-DIR STATUS STAGE...
-#     STATUS  make's exit status for the stages (nonzero: something failed)
+#     STATUS  make's exit status for the stages (nonzero: something failed; 124: the run
+#             was stopped at its time limit)
 #     STAGE   every stage the run was to have: one without counts (a prerequisite failed,
 #             or the run was stopped at its time limit) is a failure
 set -u
@@ -35,6 +36,9 @@ for name in "$@"; do
 		echo "$s $name" >>"$results/times"
 	elif [ -e "$results/$name.running" ]; then
 		printf '%-22s stopped unfinished (time limit)\n' "$name"
+		p=0 fl=1 sk=0
+	elif [ "$status" -eq 124 ]; then
+		printf '%-22s not started before the time limit\n' "$name"
 		p=0 fl=1 sk=0
 	else
 		printf '%-22s did not run (a stage it needs failed)\n' "$name"

@@ -48,8 +48,10 @@ if [ -f "$root/.complete" ]; then
 	exit 0
 fi
 
+# One lock for the whole cache: apt-get update and downloads of packages two kernels share
+# (linux-kbuild-6.1) must not run twice at once.
 mkdir -p "$cache/kernels"
-exec 9>"$cache/kernels/.$kver.lock"
+exec 9>"$cache/kernels/.fetch.lock"
 flock 9
 if [ -f "$root/.complete" ]; then
 	echo "$root"
@@ -70,17 +72,33 @@ fi
 headers="linux-headers-$kver"
 # The arch headers package depends on its -common package and on linux-kbuild-X.Y.
 deps=$(apt-cache depends "$headers" | sed -n 's/^ *Depends: \(linux-\(headers\|kbuild\)-[^ ]*\)$/\1/p')
+# linux-kbuild-X.Y has no ABI in its name: take the version the headers were built with,
+# not whichever one an earlier pin left in the cache.
+hver=$(apt-cache show --no-all-versions "$headers" | sed -n 's/^Version: //p' | head -n 1)
+# deb_of PACKAGE: its .deb file name pattern in the cache.
+deb_of() {
+	case "$1" in
+	linux-kbuild-*) echo "${1}_${hver}_*.deb" ;;
+	*) echo "${1}_*.deb" ;;
+	esac
+}
 debs="$cache/debs"
 mkdir -p "$debs"
 (cd "$debs" && for p in $image $headers $deps; do
-	ls "${p}"_*.deb >/dev/null 2>&1 || apt-get download -q "$p" >&2
+	# shellcheck disable=SC2046
+	ls $(deb_of "$p") >/dev/null 2>&1 && continue
+	case "$p" in
+	linux-kbuild-*) apt-get download -q "$p=$hver" >&2 ;;
+	*) apt-get download -q "$p" >&2 ;;
+	esac
 done)
 
 rm -rf "$root"
 mkdir -p "$root"
 for p in $image $headers $deps; do
-	deb=$(ls "$debs/${p}"_*.deb | sort -V | tail -n 1)
-	dpkg-deb -x "$deb" "$root"
+	# shellcheck disable=SC2046
+	deb=$(cd "$debs" && ls $(deb_of "$p") | sort -V | tail -n 1)
+	dpkg-deb -x "$debs/$deb" "$root"
 done
 
 # The headers carry absolute symlinks (into /usr/src and /usr/lib/linux-kbuild-*);

@@ -20,6 +20,8 @@ skipped=$(grep -c '^ok .*# SKIP' "$out/tap.log" || true)
 why=
 if [ "$plans" -ne 1 ] || [ "$first" != "1..$planned" ]; then
 	why="want one plan before the first result, got $plans plan line(s), first line '$first'"
+elif [ "$planned" -eq 0 ]; then
+	why="the plan is empty: nothing was tested"
 elif [ $((passed + failed)) -ne "$planned" ]; then
 	why="planned $planned, got $((passed + failed)) results: a check did not run"
 	# A missing result is a failure of its own in the stage's count (run-stage.sh).

@@ -34,6 +34,11 @@ cleanup() {
 	return 0
 }
 trap cleanup EXIT
+# dash runs no EXIT trap when a signal kills it: exit through it, so the bind mounts of
+# /dev, /proc and /sys never outlive a stopped run (rm -rf build would walk into /dev).
+trap 'exit 143' TERM
+trap 'exit 130' INT
+trap 'exit 129' HUP
 cleanup
 rm -rf "$root" "$out/disk.img" "$out/tap.log" "$out/console.log"
 mkdir -p "$root"
@@ -104,7 +109,7 @@ if [ "${UAE_CONSOLE:-}" = 1 ]; then
 else
 	console="-serial file:$out/console.log" quiet=
 fi
-timeout "$limit" qemu-system-x86_64 \
+timeout --foreground -k 30 "$limit" qemu-system-x86_64 \
 	-machine pc -accel tcg -m 1536 -smp 1 \
 	-kernel "$out/vmlinuz" -initrd "$out/initrd.img" \
 	-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=0 $quiet" \

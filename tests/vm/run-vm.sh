@@ -50,8 +50,10 @@ if [ "$script" = kernel.sh ]; then
 fi
 
 # TCG only: this machine has no KVM.  The guest powers itself off when the script ends.
+# --foreground: QEMU stays in the stage's process group, so make check's time limit and a
+# Ctrl-C stop it too.
 # shellcheck disable=SC2086
-timeout "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
+timeout --foreground -k 30 "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
 	-machine pc -accel tcg -m "${UAE_VM_MEM:-1024}" -smp 1 \
 	-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$initramfs" \
 	-append "console=ttyS0 panic=-1 oops=panic uae.script=$script ${CYCLES:+uae.cycles=$CYCLES} $append ${UAE_VM_APPEND:-}" \

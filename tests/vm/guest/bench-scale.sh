@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 1
 # make bench, figure 5: scale.  1,024 LUs (8 targets of 128 LUNs), each seen through two
 # scsi_debug hosts with one WWID (vpd_use_hostno=0): 2,048 paths.  The host's I/O is one
 # TEST UNIT READY on every path, the same in every round: that is how each path learns of
@@ -186,4 +187,3 @@ figure scale-capacity-seconds-rescan-scsi-bus "$(elapsed "$t0" "$t1")" "" "" s \
 	"rescan-scsi-bus.sh -s over $PATHS paths; $(($(hits rescan) - r0)) rescans"
 
 tap_result 0 "scale benchmark ran"
-echo "1..$tap_n" >"$TAP"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tap-plan: 1
 # make bench: what uaevents costs and how it behaves under load, each figure measured in
 # this one VM against the stock path (docs/benchmarks.md says how to read them).  Every
 # figure is printed as a TAP diagnostic "# BENCH {json}", which tests/bench/report.sh turns
@@ -284,4 +285,3 @@ figure memory-event-pool "$(awk -v b="${pool:-0}" -v n="$pending" 'BEGIN { print
 	"the pool allocated at load: ${pool:-0} bytes for max_pending $pending"
 rmmod uaevents
 tap_result $([ -n "$pool" ]; echo $?) "benchmark ran"
-echo "1..$tap_n" >"$TAP"
