@@ -11,8 +11,12 @@ for script in "$@"; do
 	plan=$((plan + ${n:-0}))
 done
 echo "1..$plan" >"$TAP"
+# Each script's seconds, to see where the guest's time goes.
+times=
 for script in "$@"; do
 	tap_diag "---- $script ----"
+	t0=$(date +%s)
 	. "./$script"
+	times="$times $script=$(($(date +%s) - t0))s"
 done
-tap_diag "run.sh: all scripts ran"
+tap_diag "run.sh: all scripts ran; seconds:$times"
