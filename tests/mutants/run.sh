@@ -33,9 +33,12 @@ one() {
 	fi
 	case "$stage" in
 	guest_*:*)
-		target=st-${stage%%:*}
+		# A guest set of its own, m, with only those scripts.
+		k=${stage%%:*}
+		k=${k#guest_}
+		target=st-guest-m_$k
 		scripts=$(echo "${stage#*:}" | tr ',' ' ')
-		set -- GUEST_SCRIPTS="$scripts" ;;
+		set -- GUEST_SETS=m GUEST_SCRIPTS_m="$scripts" ;;
 	*)
 		target=st-$stage
 		set -- ;;

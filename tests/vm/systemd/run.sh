@@ -10,7 +10,10 @@ for script in "$@"; do
 	n=$(sed -n 's/^# tap-plan: \([0-9]*\)$/\1/p' "./$script" | head -n 1)
 	plan=$((plan + ${n:-0}))
 done
-echo "1..$plan" >"$TAP"
+# One result of its own: the scripts start once the unit they test is up.
+echo "1..$((plan + 1))" >"$TAP"
+check "uaeventd.service is active before the scripts run" \
+	wait_for 60 systemctl is-active --quiet uaeventd
 # Each script's seconds, to see where the guest's time goes.
 times=
 for script in "$@"; do
