@@ -86,7 +86,8 @@ VM_STAGES    = $(foreach k,$(KERNELS),$(foreach s,$(VM_KERNEL_SCRIPTS),vm-$(s)_$
 	$(foreach k,$(USER_KERNELS),$(foreach s,$(VM_USER_SCRIPTS),vm-$(s)_$(k)))
 GUEST_STAGES = $(foreach k,$(GUEST_KERNELS),$(foreach g,$(GUEST_SETS),guest-$(g)_$(k)))
 # Longest first: make starts prerequisites in this order.
-CHECK_STAGES = $(GUEST_STAGES) deb-build $(VM_STAGES) deb kunit checkpatch \
+CHECK_STAGES = $(GUEST_STAGES) deb-build $(foreach k,$(GUEST_KERNELS),rootfs_$(k)) $(VM_STAGES) \
+	deb kunit checkpatch \
 	$(foreach k,$(sort $(KERNELS) $(USER_KERNELS)),prep_$(k)) \
 	fuzz-sense fuzz-event build unit install
 QUICK_STAGES = build unit install prep_6.12 vm-e2e_6.12 vm-kernel_6.12 vm-daemon_6.12
@@ -132,8 +133,13 @@ st-vm-%: st-prep_$$(lastword $$(subst _, ,$$*))
 	$(STAGE) vm-$* $(RESULTS) tests/vm/run-vm.sh $(lastword $(subst _, ,$*)) \
 		$(firstword $(subst _, ,$*)).sh $(USERBIN) $(BUILD)/vm/$*
 
+# The guest's root filesystem (mmdebstrap, cached): a stage of its own, so that on a cold
+# cache the other slot works meanwhile instead of a second guest waiting on its lock.
+st-rootfs_%: st-deps
+	UAE_STAGE_BUILD=1 $(STAGE) rootfs_$* $(RESULTS) tests/vm/mkrootfs.sh $*
+
 # guest-SET_KERNEL: one boot of KERNEL running the scripts of GUEST_SCRIPTS_SET.
-st-guest-%: st-deb-build
+st-guest-%: st-deb-build st-rootfs_$$(lastword $$(subst _, ,$$*))
 	UAE_VM_TIMEOUT=$(GUEST_TIMEOUT) UAE_UPGRADE_DEBDIR=$(BUILD)/deb-next \
 	$(STAGE) guest-$* $(RESULTS) tests/vm/run-guest.sh $(lastword $(subst _, ,$*)) $(BUILD)/deb \
 		$(BUILD)/vm/guest-$* $(GUEST_SCRIPTS_$(firstword $(subst _, ,$*)))
@@ -184,7 +190,7 @@ checkpatch:
 vm-check:
 	$(call run-stages,deps build $(foreach k,$(sort $(KERNELS) $(USER_KERNELS)),prep_$(k)) $(VM_STAGES))
 guest-check:
-	$(call run-stages,deps deb-build $(GUEST_STAGES))
+	$(call run-stages,deps deb-build $(foreach k,$(GUEST_KERNELS),rootfs_$(k)) $(GUEST_STAGES))
 
 # make fuzz: fuzz the shared decoder for FUZZ_SECONDS.
 fuzz: user
