@@ -8,6 +8,7 @@
 #   UAE_UPGRADE_DEBDIR: newer packages, copied into the guest for upgrade.sh
 #   UAE_CONSOLE=1: the guest's console on stdout (make demo), no TAP verdict
 #   CYCLES: rounds of the loop tests (lib.sh's default when unset)
+#   UAE_UPGRADE_DKMS=1: upgrade.sh upgrades uaevents-dkms too (DKMS under TCG: make soak)
 #   UAE_VM_TIMEOUT: seconds before QEMU is stopped; the test unit is stopped 180 s before,
 #     so a hang ends as missing results and the guest's journal says where
 #
@@ -91,6 +92,7 @@ StandardOutput=journal+console
 StandardError=journal+console
 TimeoutStartSec=$((limit - 180))
 ${CYCLES:+Environment=CYCLES=$CYCLES}
+${UAE_UPGRADE_DKMS:+Environment=UAE_UPGRADE_DKMS=$UAE_UPGRADE_DKMS}
 [Install]
 WantedBy=multi-user.target
 UNIT

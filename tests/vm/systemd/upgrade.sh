@@ -3,7 +3,8 @@
 # Sourced by run.sh.
 # An administrator upgrades the packages with apt while events flow: uaeventd is
 # restarted by the package, its state and the administrator's configuration are kept, no
-# event is lost or logged twice, and DKMS builds the new module for the running kernel.
+# event is lost or logged twice, and (make soak) DKMS builds the new module for the running
+# kernel.
 # run-guest.sh puts the newer packages (UAE_UPGRADE_DEBDIR) in /var/cache/uaevents-upgrade.
 
 UP=/var/cache/uaevents-upgrade
@@ -30,12 +31,22 @@ first=$(($(last_seq) + 1))
 ) &
 flow=$!
 sleep 2
-# Bounded, as every wait here (DKMS compiles the module under TCG): past 15 minutes apt is
-# killed and the check below fails with exit status 124.
+# The module's package is upgraded too only in make soak (UAE_UPGRADE_DKMS=1): DKMS then
+# compiles it under TCG for about seven minutes, and make check's deb-check.sh has DKMS
+# build it from the package for every test kernel already.  uaevents recommends
+# uaevents-dkms without a version, so the user-space upgrade alone is one an
+# administrator can make.
+upgrade_debs="$UP/libuaevents1_*.deb $UP/uaevents_*.deb"
+upgraded="uaevents libuaevents1"
+if [ "${UAE_UPGRADE_DKMS:-0}" = 1 ]; then
+	upgrade_debs="$UP/uaevents-dkms_*.deb $upgrade_debs"
+	upgraded="$upgraded uaevents-dkms"
+fi
+# Bounded, as every wait here: past 15 minutes apt is killed and the check below fails
+# with exit status 124.
+# shellcheck disable=SC2086
 DEBIAN_FRONTEND=noninteractive timeout -k 30 900 apt-get install -y -q \
-	--no-install-recommends \
-	"$UP"/uaevents-dkms_*.deb "$UP"/libuaevents1_*.deb "$UP"/uaevents_*.deb \
-	>/tmp/upgrade.log 2>&1
+	--no-install-recommends $upgrade_debs >/tmp/upgrade.log 2>&1
 rc=$?
 sleep 2
 touch /tmp/stop-flow
@@ -44,9 +55,9 @@ last=$(last_seq)
 cp /tmp/upgrade.log "$SAW"
 check "apt-get install of the newer packages succeeds" test "$rc" -eq 0
 tail -n 8 /tmp/upgrade.log | sed 's/^/# /' >"$TAP"
-check "dpkg has uaevents, libuaevents1 and uaevents-dkms at $new" \
-	sh -c "dpkg-query -W -f '\${Version}\n' uaevents libuaevents1 uaevents-dkms >'$SAW';
-		[ \$(grep -cx '$new' '$SAW') -eq 3 ]"
+check "dpkg has $upgraded at $new" \
+	sh -c "dpkg-query -W -f '\${Version}\n' $upgraded >'$SAW';
+		[ \$(grep -cx '$new' '$SAW') -eq $(echo $upgraded | wc -w) ]"
 check "the upgrade restarted uaeventd" \
 	wait_for 30 sh -c "systemctl is-active --quiet uaeventd &&
 		[ \$(systemctl show -P MainPID uaeventd) != $pid ]"
@@ -58,10 +69,14 @@ check "the state file kept its instance and holds the last event (or a later one
 check "the administrator's edit of uaeventd.conf is kept (a conffile)" \
 	grep -qx "# kept across upgrades (uaevents test)" /etc/uaevents/uaeventd.conf
 kver=$(uname -r)
-check "DKMS built and installed uaevents $new for the running kernel" \
-	sh -c "dkms status uaevents/${new%-*} -k $kver >'$SAW' 2>&1; grep -q ': installed' '$SAW'"
-check "the old version's DKMS tree is gone" \
-	sh -c "! dkms status uaevents/$old 2>/dev/null | grep -q ."
+if [ "${UAE_UPGRADE_DKMS:-0}" = 1 ]; then
+	check "DKMS built and installed uaevents $new for the running kernel" \
+		sh -c "dkms status uaevents/${new%-*} -k $kver >'$SAW' 2>&1; grep -q ': installed' '$SAW'"
+	check "the old version's DKMS tree is gone" \
+		sh -c "! dkms status uaevents/$old 2>/dev/null | grep -q ."
+else
+	tap_skip 2 "uaevents-dkms upgraded under TCG: make soak (UAE_UPGRADE_DKMS=1)"
+fi
 check "uaeventd wrote no error during the upgrade" \
 	no_daemon_error "$cursor" 'cannot write its state file'
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
