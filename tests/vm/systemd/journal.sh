@@ -42,13 +42,14 @@ no_false_boot_timeout() {
 		return 1
 	fi
 	# Before scsi_debug, the CD-ROM is the only SCSI device (the root disk is virtio-blk): every
-	# timeout entry so far is theirs, and so is every timeout the kernel counted.
+	# timeout entry so far is theirs, and so is every timeout the kernel counted.  The journal
+	# first, the kernel's count second: a timeout between the two only adds to the count.
+	journalctl -b -o json _SYSTEMD_UNIT=uaeventd.service UAEVENTS_KIND=timeout |
+		jq -r '"\(.UAEVENTS_HCTL) \(.MESSAGE)"' >/tmp/boot-timeouts
 	counted=0
 	for t in /sys/class/scsi_device/*/device/iotmo_cnt; do
 		counted=$((counted + $(($(cat "$t")))))
 	done
-	journalctl -b -o json _SYSTEMD_UNIT=uaeventd.service UAEVENTS_KIND=timeout |
-		jq -r '"\(.UAEVENTS_HCTL) \(.MESSAGE)"' >/tmp/boot-timeouts
 	n=$(grep -c . /tmp/boot-timeouts)
 	cat /tmp/boot-timeouts >>"$SAW"
 	echo "uaeventd reported $n timeout(s) for it this boot, the kernel counted $counted" >>"$SAW"
