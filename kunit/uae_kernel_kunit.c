@@ -28,6 +28,18 @@ static struct uae_event *new_event(struct kunit *test, const void *sdev, u8 asc)
 	return &kev->ev;
 }
 
+static struct uae_coalescer *coalescer_new(struct kunit *test, unsigned int nr)
+{
+	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	return c;
+}
+
+static void coalescer_free(struct uae_coalescer *c)
+{
+}
+
 /* What the capture path does with a verdict; any event that fell due is added to *@due. */
 static enum uae_coalesce_verdict coalesce(struct uae_coalescer *c, struct uae_event *ev,
 					  u64 now, u64 w, u32 *due)
@@ -152,6 +164,50 @@ static void uae_kunit_coalesce_conserves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, counted, occurrences);
 }
 
+/*
+ * Many devices failing at once: 1,000 keys in turn (a host with 500 LUs failing reads and
+ * writes), each over ten windows.  One event per key per window, not one per failure,
+ * and every occurrence counted.
+ */
+static void uae_kunit_coalesce_many_keys(struct kunit *test)
+{
+	struct uae_coalescer *c = coalescer_new(test, 4096);
+	u32 counted = 0, occurrences = 0, published = 0;
+	u64 w = MS(100), now = 0, next_flush = 0;
+	const int keys = 1000, rounds = 100;
+	struct uae_event *ev;
+	u8 *dev = kunit_kzalloc(test, keys, GFP_KERNEL);
+	int i, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	for (i = 0; i < rounds; i++) {
+		for (k = 0; k < keys; k++) {
+			now += 10 * NSEC_PER_USEC;	/* 100,000 occurrences in 1 s */
+			ev = new_event(test, &dev[k], 0x2a);
+			occurrences++;
+			if (coalesce(c, ev, now, w, &counted) == UAE_COALESCE_PUBLISH) {
+				counted += ev->rec.repeat;
+				published++;
+			}
+			if (now >= next_flush) {
+				while ((ev = uae_coalesce_take_due(c, now, w))) {
+					counted += ev->rec.repeat;
+					published++;
+				}
+				next_flush = now + MS(4);
+			}
+		}
+	}
+	while ((ev = uae_coalesce_take_due(c, now, 0))) {
+		counted += ev->rec.repeat;
+		published++;
+	}
+	KUNIT_EXPECT_EQ(test, counted, occurrences);
+	/* 1 s of storm: ten windows, and the first event of each key. */
+	KUNIT_EXPECT_LE(test, published, (u32)keys * 12);
+	coalescer_free(c);
+}
+
 /* Every slot holding a storm: a new kind is published, never lost. */
 static void uae_kunit_coalesce_full(struct kunit *test)
 {
@@ -244,6 +300,7 @@ static struct kunit_case uae_kernel_cases[] = {
 	KUNIT_CASE(uae_kunit_coalesce_storm),
 	KUNIT_CASE(uae_kunit_coalesce_late_flush),
 	KUNIT_CASE(uae_kunit_coalesce_conserves),
+	KUNIT_CASE(uae_kunit_coalesce_many_keys),
 	KUNIT_CASE(uae_kunit_coalesce_full),
 	KUNIT_CASE(uae_kunit_message),
 	KUNIT_CASE(uae_kunit_message_ua_and_full),
