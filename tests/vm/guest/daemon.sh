@@ -79,11 +79,22 @@ journal_count() { journalctl -o json -t uaeventd | jq -s "map($1) | length"; }
 # runs beside another on the LU's target or WWID.  Its rescan-device entry comes after the
 # work that events before it asked for had its turn.  False if it does not come.
 identity_marker() {
-	rescans=$(journal_count 'select(.UAEVENTS_ACTION == "rescan-device")')
+	rescans=$(journal_count "select(.UAEVENTS_ACTION == \"rescan-device\" and .UAEVENTS_HCTL == \"$HCTL\")")
+	marker_from=$(uaectl status --json | jq .last_seq)
 	uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0300000000 || return 1
-	MARKER_SEQ=$(uaectl status --json | jq .last_seq)
-	wait_for 20 sh -c "[ \$(journalctl -o json -t uaeventd UAEVENTS_ACTION=rescan-device |
-		jq -s length) -gt $rescans ]" && wait_for 10 test -e "/tmp/hook-$MARKER_SEQ.env"
+	# Its sequence number from its own entry, not the module's last: another event may
+	# have come since.
+	marker_logged() {
+		MARKER_SEQ=$(journalctl -o json -t uaeventd UAEVENTS_EVENT=INQUIRY_DATA_HAS_CHANGED \
+			"UAEVENTS_HCTL=$HCTL" | jq -r -s --argjson f "$marker_from" \
+			'map(.UAEVENTS_SEQ | tonumber | select(. > $f)) | first // empty')
+		[ -n "$MARKER_SEQ" ]
+	}
+	rescanned() {
+		[ "$(journal_count "select(.UAEVENTS_ACTION == \"rescan-device\" and .UAEVENTS_HCTL == \"$HCTL\")")" -gt "$rescans" ]
+	}
+	wait_for 20 marker_logged && wait_for 20 rescanned &&
+		wait_for 10 test -e "/tmp/hook-$MARKER_SEQ.env"
 }
 
 # monitor_subscribed FILE: the "uaectl monitor --json" writing FILE has subscribed: an event
@@ -450,11 +461,13 @@ storm_pid=$!
 # The state file: the last event uaeventd logged (written after each batch it handles).
 storm_reached_daemon() { [ "$(cut -d' ' -f2 "$STATE")" -ge "$first" ]; }
 wait_for 30 storm_reached_daemon
+reached=$?
 if kill -0 "$storm_pid" 2>/dev/null; then storm_at_kill=running; else storm_at_kill=over; fi
 kill -9 "$UAEVENTD_PID"
 wait "$UAEVENTD_PID" 2>/dev/null
 at_kill=$(uaectl status --json | jq .last_seq)
 wait_for 30 sh -c "[ \$(uaectl status --json | jq .last_seq) -gt $at_kill ]"
+raised_after=$?
 touch /tmp/storm.stop
 wait "$storm_pid"
 last=$(uaectl status --json | jq .last_seq)
@@ -464,8 +477,9 @@ logged_at_kill=$(journalctl -o json -t uaeventd UAEVENTS_KIND=error | jq -s --ar
 tap_diag "storm: $first..$last, uaeventd killed at $at_kill with $logged_at_kill logged, state: $(cat $STATE)"
 killed_in_storm() {
 	echo "storm $first..$last: $logged_at_kill of $((last - first + 1)) events logged before the" \
-		"kill, the storm $storm_at_kill at it, $((last - at_kill)) events raised after it" >"$SAW"
-	[ "$storm_at_kill" = running ] && [ "$logged_at_kill" -gt 0 ] &&
+		"kill, the storm $storm_at_kill at it, $((last - at_kill)) events raised after it;" \
+		"waits: uaeventd logged some $reached = 0, more raised after the kill $raised_after = 0" >"$SAW"
+	[ "$reached" -eq 0 ] && [ "$raised_after" -eq 0 ] && [ "$storm_at_kill" = running ] && [ "$logged_at_kill" -gt 0 ] &&
 		[ "$logged_at_kill" -lt $((last - first + 1)) ] && [ "$last" -gt "$at_kill" ]
 }
 check "the kill landed during the storm: some of it logged, more of it raised after" killed_in_storm

@@ -1,6 +1,6 @@
 #!/bin/sh
 # End-to-end test in the VM: real UAs from scsi_debug reach uaectl monitor and the journal.
-# tap-plan: 22
+# tap-plan: 23
 . /bin/lib.sh
 
 
@@ -83,7 +83,8 @@ pager_monitor_waits() {
 	for p in /proc/[0-9]*; do
 		case "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" in
 		"uaectl monitor --json --filter category=space "*)
-			waits_in_poll "${p#/proc/}" && return 0 ;;
+			pager_mon=${p#/proc/}
+			waits_in_poll "$pager_mon" && return 0 ;;
 		esac
 	done
 	return 1
@@ -98,7 +99,11 @@ check "the C example received the low-space event through its filter, and exited
 	wait_for 15 sh -c "grep -q 'THIN_PROVISIONING_SOFT_THRESHOLD_REACHED on $DISK ($HCTL), category space' /tmp/example.out && ! kill -0 $example_pid 2>/dev/null"
 check "the pager script paged once, with the device" \
 	wait_for 15 sh -c "grep -q '^Thin pool low on space behind $DISK ($HCTL' /tmp/pages"
-kill "$pager_pid" 2>/dev/null
+# The script and its pipeline's uaectl monitor (a TERM to the script leaves it running):
+# a subscriber left behind would read the events of the checks below.
+kill "$pager_pid" ${pager_mon:-} 2>/dev/null
+check "the pager script and its uaectl monitor have exited" \
+	wait_for 10 gone "$pager_pid" ${pager_mon:-}
 
 # Once the monitor printed the module's last event (the examples' one): all of them.
 monitor_has_last() {

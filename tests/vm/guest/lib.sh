@@ -101,6 +101,25 @@ waits_in_poll() {
 	[ "$nr" = 7 ] || [ "$nr" = 271 ]
 }
 
+# gone PID...: none of these processes runs any more (exited, perhaps not yet reaped: a
+# zombie has closed its sockets and files).
+gone() {
+	for p in "$@"; do
+		[ -e "/proc/$p/stat" ] || continue
+		case "$(cut -d ' ' -f 3 "/proc/$p/stat" 2>/dev/null)" in
+		Z | X | "") ;;
+		*) return 1 ;;
+		esac
+	done
+}
+
+# uptime_ms: milliseconds since boot, to the hundredth of a second (busybox's date has no
+# %N).  (1xx - 100: a fraction of "05" is not read as octal.)
+uptime_ms() {
+	read -r up _ </proc/uptime
+	echo $((${up%.*} * 1000 + (1${up#*.} - 100) * 10))
+}
+
 start_journald() {
 	mkdir -p /run/systemd/journal /var/log
 	/lib/systemd/systemd-journald &

@@ -6,7 +6,7 @@ pause() { sleep 3; }
 
 say "Debian 12, kernel $(uname -r), $(systemctl --version | head -n 1)"
 echo "installed: $(dpkg-query -W -f '${Package} ${Version}, ' uaevents uaevents-dkms libuaevents1)"
-wait_for 60 systemctl is-active --quiet uaeventd
+wait_for 60 systemctl is-active --quiet uaeventd || { echo "demo: uaeventd is not active"; exit 1; }
 systemctl status --no-pager uaeventd | head -n 8
 say "The array: scsi_debug with one LU"
 sdebug_one_disk || { echo "demo: no scsi_debug disk"; exit 1; }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 4
+# tap-plan: 5
 # Sourced by run.sh.  A thin pool shared by 64 LUNs of one target runs low: each LU's soft
 # threshold alert is logged with all its fields, a repeat within the window at notice
 # priority, and once the window ends one summary names the target and every LU.
@@ -9,7 +9,7 @@ all_luns() {
 	ls -d /sys/class/scsi_device/"$target":* | wc -l >"$SAW"
 	[ "$(cat "$SAW")" -eq $LUNS ]
 }
-wait_for 30 sdebug_gone
+check "no scsi_debug of an earlier test is left" wait_for 30 sdebug_gone
 modprobe scsi_debug dev_size_mb=16 max_luns=$LUNS num_tgts=1
 DISK=$(wait_for 30 scsi_debug_disk)
 HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")

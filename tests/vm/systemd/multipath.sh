@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 14
+# tap-plan: 15
 # Sourced by run.sh.
 # In Debian 12 with systemd and Debian's multipathd (multipath-tools, default settings): a
 # capacity change on a LU seen through two paths ends with the multipath map at the new
@@ -80,10 +80,16 @@ tap_diag "hook, both paths rescanned: exit $st: $out"
 check "both paths rescanned: the hook resizes the map (exit 0)" \
 	sh -c "[ $st -eq 0 ] && [ \$(cat /sys/block/$DM/size) -gt $size ]"
 systemctl start uaeventd
-# What the daemon replays of the changes it missed is done before the cleanup.
-settled() { ! pgrep -f multipath-resize >/dev/null && systemctl is-active --quiet uaeventd; }
-sleep 5
-wait_for 30 settled
+# What the daemon replays of the changes it missed is done before the cleanup: it has
+# handled every event raised so far (its state file), and no resize command runs.
+settled() {
+	echo "uaeventd $(systemctl is-active uaeventd), state $(cat "$STATE" 2>/dev/null)," \
+		"module's last event $(last_seq), resize commands running: $(pgrep -fc multipath-resize)" >"$SAW"
+	systemctl is-active --quiet uaeventd &&
+		[ "$(cut -d' ' -f2 "$STATE" 2>/dev/null || echo 0)" -ge "$(last_seq)" ] &&
+		! pgrep -f multipath-resize >/dev/null
+}
+check "uaeventd started again and handled what it missed" wait_for 30 settled
 # Leave no map and no scsi_debug for the next script: the LU is forgotten (wwids file) so
 # that multipathd does not make the map again, the map flushed, the module unloaded.
 multipath -w "/dev/$1" >/dev/null 2>&1

@@ -58,10 +58,11 @@ example() {
 		>"$SAW" 2>&1 &
 	pid=$!
 	wait_for 60 grep -q '^low-space: waiting' "$SAW"
+	subscribed=$?
 	kill -INT "$pid"
 	reap 30 "$pid"
 	rc=$?
-	grep -q '^low-space: waiting' "$SAW" && [ "$rc" -eq 0 ] && ! grep -q Traceback "$SAW"
+	[ "$subscribed" -eq 0 ] && [ "$rc" -eq 0 ] && ! grep -q Traceback "$SAW"
 }
 check "the example script subscribes and stops cleanly on SIGINT" example
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 30
+# tap-plan: 32
 # Sourced by run.sh.  The hand-off that makes libstoragemgmt's rule stand down
 # (/run/uaevents/running, rules/89-uaevents-handoff.rules) exists exactly while uaeventd
 # runs with rescans on, under its own unit and sandbox; a crash that is not restarted
@@ -110,9 +110,9 @@ check "and uaeventd stays stopped, as the administrator left it" \
 printf '[Service]\nRestart=no\n' >/run/systemd/system/uaeventd.service.d/no-restart.conf
 systemctl daemon-reload
 systemctl start uaeventd
-wait_for 30 test -e "$flag"
+check "uaeventd started without Restart=, $flag exists" wait_for 30 test -e "$flag"
 systemctl kill -s KILL uaeventd
-wait_for 10 sh -c "! test -e $flag"
+check "killed, it is not restarted: $flag is gone" wait_for 10 sh -c "! test -e $flag"
 cursor=$(journal_cursor)
 lun_change 4
 check "after a crash that is not restarted: libstoragemgmt's rule scans again" \
@@ -124,7 +124,8 @@ cursor=$(journal_cursor)
 systemctl start uaeventd
 # It replays the LUN change raised while it was down, from the module's history, and
 # scans: done before the next one, so that the counts below are the next one's alone.
-running_again() { test -e "$flag" && reports_answered "$cursor" "$tgt"; }
+# (At least one report: none logged yet would pass as "all answered".)
+running_again() { test -e "$flag" && reports_answered "$cursor" "$tgt" && [ "$REPORTS" -ge 1 ]; }
 check "uaeventd runs again, and answered the LUN change it missed" wait_for 60 running_again
 
 # ---- The hand-off leaves other rules alone, and covers only what uaeventd scans ----

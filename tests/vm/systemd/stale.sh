@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 23
+# tap-plan: 24
 # Sourced by run.sh.
 # stale_luns = remove, from the installed unit: a LUN the target no longer reports is
 # removed only when nothing uses it, in any way an administrator's host may use it (swap,
@@ -10,7 +10,7 @@
 check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
 reload_with 's|^#stale_luns = log|stale_luns = remove|' "stale_luns = remove is in force"
 
-wait_for 30 sdebug_gone
+check "no scsi_debug of an earlier test is left" wait_for 30 sdebug_gone
 modprobe scsi_debug dev_size_mb=256 max_luns=3 num_tgts=1
 DISK=$(wait_for 30 scsi_debug_disk)
 HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")

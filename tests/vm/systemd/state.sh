@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 21
+# tap-plan: 22
 # Sourced by run.sh.
 # uaeventd's memory across restarts, under its own unit: without its state directory it
 # fails once and says why; journald's rate limit cannot drop what the state file records
@@ -66,7 +66,7 @@ storm() {	# N events
 printf '[Service]\nLogRateLimitIntervalSec=60s\nLogRateLimitBurst=20\n' >"$DROPIN/limit.conf"
 systemctl daemon-reload
 systemctl restart uaeventd
-wait_for 30 systemctl is-active --quiet uaeventd
+check "uaeventd restarted under the rate limit" wait_for 30 systemctl is-active --quiet uaeventd
 first=$(($(last_seq) + 1))
 storm 400
 last=$(last_seq)

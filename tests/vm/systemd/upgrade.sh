@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 13
+# tap-plan: 14
 # Sourced by run.sh.
 # An administrator upgrades the packages with apt while events flow: uaeventd is
 # restarted by the package, its state and the administrator's configuration are kept, no
@@ -15,7 +15,7 @@ old=$(dpkg-query -W -f '${Version}' uaevents)
 new=$(dpkg-deb -f "$(ls $UP/uaevents_*.deb | head -n 1)" Version)
 pid=$(systemctl show -P MainPID uaeventd)
 echo "# kept across upgrades (uaevents test)" >>/etc/uaevents/uaeventd.conf
-wait_for 30 test -s "$STATE"
+check "uaeventd has written its state file before the upgrade" wait_for 30 test -s "$STATE"
 cursor=$(journal_cursor)
 instance=$(cut -d' ' -f1 "$STATE")
 tap_diag "upgrading $old -> $new; uaeventd $pid; state $(cat "$STATE")"
