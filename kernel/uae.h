@@ -88,9 +88,15 @@ static inline u8 uae_group_of(u8 kind)
 	}
 }
 
-/* What two occurrences must share to be coalesced into one event. */
+/*
+ * What two occurrences must share to be coalesced into one event: the device (its host,
+ * for a host's summary), what happened and to which command, and the flags, which tell a
+ * user's command from the kernel's and an expected failure from news.
+ */
 struct uae_coalesce_key {
-	const void *sdev;
+	const void *origin;	/* the scsi_device; its Scsi_Host in a summary */
+	const void *host;	/* the Scsi_Host: what a summary's origin becomes */
+	u32 flags;		/* UAEVENTS_FLAG_*, UAEVENTS_FLAG_SUMMARY in a summary */
 	u8 kind, host_byte, status, sense_key, asc, ascq, opcode;
 };
 
@@ -106,16 +112,30 @@ struct uae_event {
 
 /* The storm window of one kind of occurrence (uae_coalesce.c). */
 struct uae_recent {
+	struct hlist_node hash;		/* in its bucket while in use */
+	struct list_head by_time;	/* free list, or recent list by last_ns */
+	struct list_head idle;		/* on the idle list while it holds nothing */
 	struct uae_coalesce_key key;
 	u64 last_ns;		/* when it was last published */
 	struct uae_event *held;	/* occurrences since, waiting for the window to end */
-	bool used;
 };
 
-#define UAE_RECENT_SLOTS 32
-
+/*
+ * The coalescer's slots, allocated at load: as many as events in the pool (a slot
+ * holds at most one), found by hash.  A slot holding nothing whose window has ended
+ * knows nothing its absence would not: it is reused.  When the slots or the pool run
+ * short, new storms are counted in one summary per host and kind of failure instead.
+ */
 struct uae_coalescer {
-	struct uae_recent slot[UAE_RECENT_SLOTS];
+	struct uae_recent *slot;
+	struct hlist_head *bucket;
+	unsigned int bits;		/* 1 << bits buckets */
+	unsigned int nr;		/* slots */
+	unsigned int fine, fine_max;	/* slots of devices' keys in use, and their limit */
+	unsigned int held, held_max;	/* slots holding an event, devices' limit */
+	struct list_head free;
+	struct list_head recent;	/* slots in use, the one published longest ago first */
+	struct list_head idle;		/* slots in use holding nothing, same order */
 };
 
 enum uae_coalesce_verdict {
@@ -124,17 +144,22 @@ enum uae_coalesce_verdict {
 	UAE_COALESCE_FOLD,	/* repeats a held event: count it there */
 };
 
+int uae_coalescer_init(struct uae_coalescer *c, unsigned int nr);
+void uae_coalescer_free(struct uae_coalescer *c);
 /*
  * What to do with an occurrence of @key at @now_ns.  FOLD: it was counted in a held
  * event, nothing more to do.  PUBLISH: build an event and publish it.  HOLD: build an
- * event and give it to uae_coalesce_hold(*@slot, ev).  Whatever the verdict, *@due is a
- * held event whose window has ended, to be published before this occurrence, or NULL.
+ * event and give it to uae_coalesce_hold(@c, *@slot, ev).  Whatever the verdict, *@due
+ * is a held event whose window has ended, to be published before this occurrence, or
+ * NULL.  @short_of_events: the pool runs low, a new storm is summarized.  When the
+ * occurrence goes to its host's summary, @key becomes the summary's key (its flags
+ * have UAEVENTS_FLAG_SUMMARY).
  */
-enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c,
-				       const struct uae_coalesce_key *key, u64 now_ns,
-				       u64 window_ns, struct uae_recent **slot,
-				       struct uae_event **due);
-void uae_coalesce_hold(struct uae_recent *slot, struct uae_event *ev);
+enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_coalesce_key *key,
+				       u64 now_ns, u64 window_ns, bool short_of_events,
+				       struct uae_recent **slot, struct uae_event **due);
+void uae_coalesce_hold(struct uae_coalescer *c, struct uae_recent *slot,
+		       struct uae_event *ev);
 struct uae_event *uae_coalesce_take_due(struct uae_coalescer *c, u64 now_ns, u64 window_ns);
 u64 uae_coalesce_next_due(const struct uae_coalescer *c, u64 window_ns);
 
@@ -159,6 +184,7 @@ extern struct uae_stats uae_stats;
 int uae_capture_init(unsigned int max_pending);
 void uae_capture(const struct uae_capture *in);
 void uae_capture_flush(void);
+void uae_capture_window_changed(void);
 u64 uae_last_seq(void);
 /* The last sequence number of each group, in @group_seq[UAE_GROUPS]; the global one. */
 u64 uae_last_seqs(u64 *group_seq);

@@ -30,6 +30,7 @@
 static DEFINE_RAW_SPINLOCK(uae_lock);	/* everything below */
 static struct uae_event *uae_pool;	/* uae_max_pending events, allocated at load */
 static LIST_HEAD(uae_free);
+static unsigned int uae_nr_free, uae_pool_size;
 static LIST_HEAD(uae_pending);
 static LIST_HEAD(uae_held);		/* held events still pinning their device */
 static u64 uae_seq;
@@ -72,13 +73,35 @@ static u64 uae_window_ns(void)
 int uae_capture_init(unsigned int max_pending)
 {
 	unsigned int i;
+	int ret;
 
 	uae_pool = vcalloc(max_pending, sizeof(*uae_pool));
 	if (!uae_pool)
 		return -ENOMEM;
+	/* A slot per event: a slot holds at most one. */
+	ret = uae_coalescer_init(&uae_coalescer, max_pending);
+	if (ret) {
+		vfree(uae_pool);
+		uae_pool = NULL;
+		return ret;
+	}
 	for (i = 0; i < max_pending; i++)
 		list_add_tail(&uae_pool[i].node, &uae_free);
+	uae_nr_free = uae_pool_size = max_pending;
 	return 0;
+}
+
+/* Under uae_lock: a quarter of the pool is left; new storms are summarized, not held. */
+static bool uae_short_of_events_locked(void)
+{
+	return uae_nr_free < uae_pool_size / 4;
+}
+
+/* Under uae_lock: @ev goes back to the pool. */
+static void uae_event_free_locked(struct uae_event *ev)
+{
+	list_add(&ev->node, &uae_free);
+	uae_nr_free++;
 }
 
 /* Under uae_lock: number the event and queue it for delivery. */
@@ -105,13 +128,25 @@ static void uae_schedule_flush_locked(void)
 			 due > now ? nsecs_to_jiffies(due - now) + 1 : 0);
 }
 
+/* The window changed: a held event whose new window has ended goes out now, not later. */
+void uae_capture_window_changed(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&uae_lock, flags);
+	uae_schedule_flush_locked();
+	raw_spin_unlock_irqrestore(&uae_lock, flags);
+}
+
 static void uae_flush_held(struct work_struct *work)
 {
-	u64 now = ktime_get_ns(), window = uae_window_ns();
+	u64 now, window = uae_window_ns();
 	struct uae_event *ev;
 	bool queued = false;
 
 	raw_spin_lock_irq(&uae_lock);
+	/* Read under the lock: the coalescer's slots are in the order of their times. */
+	now = ktime_get_ns();
 	while ((ev = uae_coalesce_take_due(&uae_coalescer, now, window))) {
 		uae_enqueue_locked(ev);
 		queued = true;
@@ -214,6 +249,7 @@ static struct uae_event *uae_event_new_locked(const struct uae_capture *in,
 		return NULL;
 	}
 	list_del(&ev->node);
+	uae_nr_free--;
 	uae_fill(ev, in, sense);
 	return ev;
 }
@@ -227,9 +263,12 @@ void uae_capture(const struct uae_capture *in)
 	static const struct uae_sense none = { .status = UAE_SENSE_INVALID };
 	const struct uae_sense *sense = in->sense ? in->sense : &none;
 	struct uae_coalesce_key key = {
-		.sdev = in->sdev, .kind = in->kind, .host_byte = in->host_byte,
-		.status = in->status, .opcode = in->opcode,
+		.origin = in->sdev, .host = in->sdev->host, .flags = in->flags,
+		.kind = in->kind, .host_byte = in->host_byte, .status = in->status,
+		.opcode = in->opcode,
 	};
+	enum uae_coalesce_verdict verdict;
+	struct uae_capture summary;
 	struct uae_event *ev, *due;
 	struct uae_recent *slot;
 	unsigned long flags;
@@ -242,8 +281,15 @@ void uae_capture(const struct uae_capture *in)
 	}
 
 	raw_spin_lock_irqsave(&uae_lock, flags);
-	switch (uae_coalesce(&uae_coalescer, &key, ktime_get_ns(), uae_window_ns(),
-			     &slot, &due)) {
+	verdict = uae_coalesce(&uae_coalescer, &key, ktime_get_ns(), uae_window_ns(),
+			       uae_short_of_events_locked(), &slot, &due);
+	/* Counted in its host's summary: the event says so. */
+	if (key.flags & UAEVENTS_FLAG_SUMMARY) {
+		summary = *in;
+		summary.flags = key.flags;
+		in = &summary;
+	}
+	switch (verdict) {
 	case UAE_COALESCE_FOLD:
 		atomic64_inc(&uae_stats.coalesced);
 		break;
@@ -251,7 +297,7 @@ void uae_capture(const struct uae_capture *in)
 		ev = uae_event_new_locked(in, sense);
 		if (!ev)
 			break;
-		uae_coalesce_hold(slot, ev);
+		uae_coalesce_hold(&uae_coalescer, slot, ev);
 		if (ev->sdev)
 			list_add_tail(&ev->held_node, &uae_held);
 		uae_schedule_flush_locked();
@@ -348,7 +394,7 @@ static void uae_deliver(struct work_struct *work)
 		}
 		ev->sdev = NULL;
 		raw_spin_lock_irq(&uae_lock);
-		list_add(&ev->node, &uae_free);
+		uae_event_free_locked(ev);
 		raw_spin_unlock_irq(&uae_lock);
 		cond_resched();
 	}
@@ -375,6 +421,7 @@ void uae_capture_exit(void)
 	raw_spin_unlock_irq(&uae_lock);
 	queue_work(system_unbound_wq, &uae_deliver_work);
 	flush_work(&uae_deliver_work);
+	uae_coalescer_free(&uae_coalescer);
 	vfree(uae_pool);
 	uae_pool = NULL;
 }

@@ -7,120 +7,252 @@
  *
  * The verdict comes before the caller builds an event, so that folding an occurrence
  * into a held one costs no allocation, no device reference and no decoding.
+ *
+ * Many devices failing at once (a lost path, a controller reboot) make as many keys:
+ * slots are found by hash, and a slot is taken from another key only once that key's
+ * window has ended, so keys never push each other out while they storm (which would
+ * publish every occurrence).  The slots and the pool are finite: a storm that finds
+ * neither a slot nor room to hold an event is counted in its host's summary for that
+ * kind of failure (UAEVENTS_FLAG_SUMMARY), which storms like any other key.  Unit
+ * attentions are never summarized: each asks something of the host for its own device.
  */
+#include <linux/hash.h>
+#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 
 #include "uae.h"
 
+int uae_coalescer_init(struct uae_coalescer *c, unsigned int nr)
+{
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	c->bits = ilog2(roundup_pow_of_two(nr));
+	c->slot = vcalloc(nr, sizeof(*c->slot));
+	c->bucket = vcalloc(1U << c->bits, sizeof(*c->bucket));
+	if (!c->slot || !c->bucket) {
+		uae_coalescer_free(c);
+		return -ENOMEM;
+	}
+	c->nr = nr;
+	/* Room for the hosts' summaries, and in the pool for what is not held. */
+	c->fine_max = nr - nr / 8;
+	c->held_max = nr / 2;
+	INIT_LIST_HEAD(&c->free);
+	INIT_LIST_HEAD(&c->recent);
+	INIT_LIST_HEAD(&c->idle);
+	for (i = 0; i < nr; i++)
+		list_add_tail(&c->slot[i].by_time, &c->free);
+	return 0;
+}
+
+void uae_coalescer_free(struct uae_coalescer *c)
+{
+	vfree(c->slot);
+	vfree(c->bucket);
+	c->slot = NULL;
+	c->bucket = NULL;
+}
+
+static bool is_summary(const struct uae_coalesce_key *key)
+{
+	return key->flags & UAEVENTS_FLAG_SUMMARY;
+}
+
 static bool key_equal(const struct uae_coalesce_key *a, const struct uae_coalesce_key *b)
 {
-	return a->sdev == b->sdev && a->kind == b->kind && a->host_byte == b->host_byte &&
-	       a->status == b->status && a->sense_key == b->sense_key && a->asc == b->asc &&
-	       a->ascq == b->ascq && a->opcode == b->opcode;
+	return a->origin == b->origin && a->host == b->host && a->flags == b->flags &&
+	       a->kind == b->kind && a->host_byte == b->host_byte && a->status == b->status &&
+	       a->sense_key == b->sense_key && a->asc == b->asc && a->ascq == b->ascq &&
+	       a->opcode == b->opcode;
+}
+
+static struct hlist_head *bucket_of(struct uae_coalescer *c, const struct uae_coalesce_key *key)
+{
+	u32 h = jhash_3words(key->kind | key->host_byte << 8 | key->status << 16 |
+			     key->sense_key << 24,
+			     key->asc | key->ascq << 8 | key->opcode << 16, key->flags,
+			     hash_ptr(key->origin, 32));
+
+	return &c->bucket[hash_32(h, c->bits)];
 }
 
 static struct uae_recent *find(struct uae_coalescer *c, const struct uae_coalesce_key *key)
 {
-	int i;
+	struct uae_recent *r;
 
-	for (i = 0; i < UAE_RECENT_SLOTS; i++)
-		if (c->slot[i].used && key_equal(&c->slot[i].key, key))
-			return &c->slot[i];
+	hlist_for_each_entry(r, bucket_of(c, key), hash)
+		if (key_equal(&r->key, key))
+			return r;
 	return NULL;
 }
 
-/* A free slot, else the one published longest ago that holds nothing. */
-static struct uae_recent *victim(struct uae_coalescer *c)
+static bool window_ended(const struct uae_recent *r, u64 now_ns, u64 window_ns)
 {
-	struct uae_recent *best = NULL;
-	int i;
+	return now_ns - r->last_ns >= window_ns;
+}
 
-	for (i = 0; i < UAE_RECENT_SLOTS; i++) {
-		struct uae_recent *r = &c->slot[i];
+/* A slot in use that holds nothing and whose window has ended goes back to the free list. */
+static void release(struct uae_coalescer *c, struct uae_recent *r)
+{
+	hlist_del(&r->hash);
+	list_del(&r->idle);
+	list_move(&r->by_time, &c->free);
+	if (!is_summary(&r->key))
+		c->fine--;
+}
 
-		if (!r->used)
-			return r;
-		if (!r->held && (!best || r->last_ns < best->last_ns))
-			best = r;
-	}
-	return best;
+/* The slots published longest ago that hold nothing and whose window has ended go. */
+static void prune(struct uae_coalescer *c, u64 now_ns, u64 window_ns)
+{
+	struct uae_recent *r;
+
+	while ((r = list_first_entry_or_null(&c->recent, struct uae_recent, by_time)) &&
+	       !r->held && window_ended(r, now_ns, window_ns))
+		release(c, r);
+}
+
+/*
+ * A slot for a new key: a free one, else the idle one published longest ago if its
+ * window has ended.  A slot whose key may still storm is never taken.
+ */
+static struct uae_recent *new_slot(struct uae_coalescer *c, const struct uae_coalesce_key *key,
+				   u64 now_ns, u64 window_ns)
+{
+	struct uae_recent *r = list_first_entry_or_null(&c->idle, struct uae_recent, idle);
+
+	if (r && window_ended(r, now_ns, window_ns))
+		release(c, r);
+	if (!is_summary(key) && c->fine >= c->fine_max)
+		return NULL;
+	r = list_first_entry_or_null(&c->free, struct uae_recent, by_time);
+	if (!r)
+		return NULL;
+	r->key = *key;
+	r->last_ns = now_ns;
+	r->held = NULL;
+	hlist_add_head(&r->hash, bucket_of(c, key));
+	list_move_tail(&r->by_time, &c->recent);
+	list_add_tail(&r->idle, &c->idle);
+	if (!is_summary(key))
+		c->fine++;
+	return r;
 }
 
 /* The held event of @r leaves the coalescer; a storm that goes on waits a whole window. */
-static struct uae_event *take(struct uae_recent *r, u64 now_ns)
+static struct uae_event *take(struct uae_coalescer *c, struct uae_recent *r, u64 now_ns)
 {
 	struct uae_event *ev = r->held;
 
 	r->held = NULL;
 	r->last_ns = now_ns;
+	c->held--;
+	list_move_tail(&r->by_time, &c->recent);
+	list_add_tail(&r->idle, &c->idle);
 	return ev;
 }
 
-enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c,
-				       const struct uae_coalesce_key *key, u64 now_ns,
-				       u64 window_ns, struct uae_recent **slot,
-				       struct uae_event **due)
+/* @key becomes the key of its host's summary of this kind of failure. */
+static void summarize(struct uae_coalesce_key *key)
 {
+	key->origin = key->host;
+	key->opcode = 0;
+	key->flags |= UAEVENTS_FLAG_SUMMARY;
+}
+
+enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_coalesce_key *key,
+				       u64 now_ns, u64 window_ns, bool short_of_events,
+				       struct uae_recent **slot, struct uae_event **due)
+{
+	bool may_summarize = key->kind != UAEVENTS_KIND_UA;
 	struct uae_recent *r;
 
 	*slot = NULL;
 	*due = NULL;
 	if (!window_ns)
 		return UAE_COALESCE_PUBLISH;
+	prune(c, now_ns, window_ns);
+again:
 	r = find(c, key);
+	if (!r && short_of_events && may_summarize && !is_summary(key)) {
+		summarize(key);
+		goto again;
+	}
 	/*
 	 * The held event's window has ended but it was not flushed yet: it goes out now,
-	 * before this occurrence, which opens the next window.
+	 * before this occurrence, which opens the next window.  (Only one: a second, of the
+	 * summary, folds this occurrence and is flushed in its turn.)
 	 */
-	if (r && r->held && now_ns - r->last_ns >= window_ns)
-		*due = take(r, now_ns);
-	if (r && now_ns - r->last_ns < window_ns) {
-		if (r->held) {
-			r->held->rec.repeat++;
-			return UAE_COALESCE_FOLD;
+	if (r && r->held && window_ended(r, now_ns, window_ns) && !*due)
+		*due = take(c, r, now_ns);
+	if (r && r->held) {
+		r->held->rec.repeat++;
+		return UAE_COALESCE_FOLD;
+	}
+	if (r && !window_ended(r, now_ns, window_ns)) {
+		/* Holding an event for a device takes one from the pool for a window. */
+		if (may_summarize && !is_summary(key) &&
+		    (short_of_events || c->held >= c->held_max)) {
+			summarize(key);
+			goto again;
 		}
 		*slot = r;
 		return UAE_COALESCE_HOLD;
 	}
-	if (!r)
-		r = victim(c);
-	/* Every slot holds a storm: publish, uncoalesced rather than lost. */
-	if (!r)
+	if (r) {
+		/* Quiet for a window: published at once, and a window starts. */
+		r->last_ns = now_ns;
+		list_move_tail(&r->by_time, &c->recent);
+		list_move_tail(&r->idle, &c->idle);
 		return UAE_COALESCE_PUBLISH;
-	r->used = true;
-	r->key = *key;
-	r->last_ns = now_ns;
-	r->held = NULL;
+	}
+	r = new_slot(c, key, now_ns, window_ns);
+	if (!r && may_summarize && !is_summary(key)) {
+		summarize(key);
+		goto again;
+	}
+	/* No slot at all: published, uncoalesced rather than lost. */
 	return UAE_COALESCE_PUBLISH;
 }
 
-void uae_coalesce_hold(struct uae_recent *slot, struct uae_event *ev)
+void uae_coalesce_hold(struct uae_coalescer *c, struct uae_recent *slot, struct uae_event *ev)
 {
 	slot->held = ev;
+	c->held++;
+	list_del(&slot->idle);
 }
 
-/* One held event whose window has ended (all of them once @window_ns is 0), or NULL. */
+/*
+ * One held event whose window has ended (all of them once @window_ns is 0), or NULL.
+ * Slots holding nothing whose window has ended are let go on the way.
+ */
 struct uae_event *uae_coalesce_take_due(struct uae_coalescer *c, u64 now_ns, u64 window_ns)
 {
-	int i;
+	struct uae_recent *r, *tmp;
 
-	for (i = 0; i < UAE_RECENT_SLOTS; i++) {
-		struct uae_recent *r = &c->slot[i];
-
-		if (r->held && now_ns - r->last_ns >= window_ns)
-			return take(r, now_ns);
+	list_for_each_entry_safe(r, tmp, &c->recent, by_time) {
+		if (!window_ended(r, now_ns, window_ns))
+			break;
+		if (r->held)
+			return take(c, r, now_ns);
+		release(c, r);
 	}
 	return NULL;
 }
 
-/* When the next held event falls due; U64_MAX if none is held. */
+/*
+ * When the earliest window ends, if an event is held; U64_MAX if none is.  (That window
+ * may be an idle slot's: the flush then lets it go and asks again.)
+ */
 u64 uae_coalesce_next_due(const struct uae_coalescer *c, u64 window_ns)
 {
-	u64 due = U64_MAX;
-	int i;
+	const struct uae_recent *r;
 
-	for (i = 0; i < UAE_RECENT_SLOTS; i++)
-		if (c->slot[i].held && c->slot[i].last_ns + window_ns < due)
-			due = c->slot[i].last_ns + window_ns;
-	return due;
+	if (!c->held)
+		return U64_MAX;
+	r = list_first_entry(&c->recent, struct uae_recent, by_time);
+	return r->last_ns + window_ns;
 }

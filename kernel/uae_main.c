@@ -44,7 +44,6 @@ static const struct kernel_param_ops uae_param_ops_##name = {			\
 
 UAE_PARAM_RANGE(history_size, UAEVENTS_HISTORY_MIN, UAEVENTS_HISTORY_MAX);
 UAE_PARAM_RANGE(max_pending, UAEVENTS_PENDING_MIN, UAEVENTS_PENDING_MAX);
-UAE_PARAM_RANGE(coalesce_ms, 0, UAEVENTS_COALESCE_MAX_MS);
 UAE_PARAM_RANGE(uevents, UAEVENTS_UEVENTS_NONE, UAEVENTS_UEVENTS_ALL);
 
 static unsigned int history_size = 4096;
@@ -58,6 +57,21 @@ module_param_cb(max_pending, &uae_param_ops_max_pending, &uae_max_pending, 0444)
 __MODULE_PARM_TYPE(max_pending, "uint");
 MODULE_PARM_DESC(max_pending,
 		 "Events captured but not yet delivered before new ones are dropped and counted, 16 to 65536, allocated at load (default 4096)");
+
+/* A shorter window applies at once to the storms held now. */
+static int uae_param_set_coalesce_ms(const char *val, const struct kernel_param *kp)
+{
+	int ret = uae_param_set_range(val, kp, 0, UAEVENTS_COALESCE_MAX_MS);
+
+	if (!ret)
+		uae_capture_window_changed();
+	return ret;
+}
+
+static const struct kernel_param_ops uae_param_ops_coalesce_ms = {
+	.set = uae_param_set_coalesce_ms,
+	.get = param_get_uint,
+};
 
 unsigned int uae_coalesce_ms = 1000;
 module_param_cb(coalesce_ms, &uae_param_ops_coalesce_ms, &uae_coalesce_ms, 0644);

@@ -199,8 +199,10 @@ static int uae_cmd_set_config(struct sk_buff *skb, struct genl_info *info)
 
 	if (ret)
 		return ret;
-	if (info->attrs[UAEVENTS_ATTR_COALESCE_MS])
+	if (info->attrs[UAEVENTS_ATTR_COALESCE_MS]) {
 		WRITE_ONCE(uae_coalesce_ms, nla_get_u32(info->attrs[UAEVENTS_ATTR_COALESCE_MS]));
+		uae_capture_window_changed();
+	}
 	if (info->attrs[UAEVENTS_ATTR_UEVENTS])
 		WRITE_ONCE(uae_uevents, nla_get_u8(info->attrs[UAEVENTS_ATTR_UEVENTS]));
 	return 0;

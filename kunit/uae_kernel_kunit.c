@@ -17,15 +17,25 @@ struct kunit_event {
 	struct uae_coalesce_key key;
 };
 
-static struct uae_event *new_event(struct kunit *test, const void *sdev, u8 asc)
+/* The host of every device in these tests. */
+static const char kunit_host;
+
+static struct uae_event *new_event_of(struct kunit *test, const void *sdev, u8 kind, u8 asc,
+				      u32 flags)
 {
 	struct kunit_event *kev = kunit_kzalloc(test, sizeof(*kev), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, kev);
-	kev->key = (struct uae_coalesce_key){ .sdev = sdev, .kind = UAEVENTS_KIND_UA,
+	kev->key = (struct uae_coalesce_key){ .origin = sdev, .host = &kunit_host,
+					      .flags = flags, .kind = kind,
 					      .sense_key = 6, .asc = asc };
 	kev->ev.rec.repeat = 1;
 	return &kev->ev;
+}
+
+static struct uae_event *new_event(struct kunit *test, const void *sdev, u8 asc)
+{
+	return new_event_of(test, sdev, UAEVENTS_KIND_UA, asc, 0);
 }
 
 static struct uae_coalescer *coalescer_new(struct kunit *test, unsigned int nr)
@@ -33,11 +43,13 @@ static struct uae_coalescer *coalescer_new(struct kunit *test, unsigned int nr)
 	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, uae_coalescer_init(c, nr), 0);
 	return c;
 }
 
 static void coalescer_free(struct uae_coalescer *c)
 {
+	uae_coalescer_free(c);
 }
 
 /* What the capture path does with a verdict; any event that fell due is added to *@due. */
@@ -47,30 +59,33 @@ static enum uae_coalesce_verdict coalesce(struct uae_coalescer *c, struct uae_ev
 	struct uae_recent *slot;
 	struct uae_event *late;
 	struct kunit_event *kev = container_of(ev, struct kunit_event, ev);
-	enum uae_coalesce_verdict v = uae_coalesce(c, &kev->key, now, w, &slot, &late);
+	enum uae_coalesce_verdict v = uae_coalesce(c, &kev->key, now, w, false, &slot, &late);
 
 	if (late && due)
 		*due += late->rec.repeat;
+	/* What the capture path puts in the record: the summary's flag. */
+	ev->rec.flags = kev->key.flags;
 	if (v == UAE_COALESCE_HOLD)
-		uae_coalesce_hold(slot, ev);
+		uae_coalesce_hold(c, slot, ev);
 	return v;
 }
 
 static void uae_kunit_coalesce_off(struct kunit *test)
 {
-	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct uae_coalescer *c = coalescer_new(test, 32);
 	int i;
 
 	for (i = 0; i < 5; i++)
 		KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0x2a), MS(i), 0, NULL),
 				UAE_COALESCE_PUBLISH);
 	KUNIT_EXPECT_EQ(test, uae_coalesce_next_due(c, 0), U64_MAX);
+	coalescer_free(c);
 }
 
 /* A storm: one event at once, then one per window carrying the count. */
 static void uae_kunit_coalesce_storm(struct kunit *test)
 {
-	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct uae_coalescer *c = coalescer_new(test, 32);
 	struct uae_event *held;
 	u64 w = MS(1000);
 	u32 due = 0;
@@ -104,6 +119,7 @@ static void uae_kunit_coalesce_storm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0x2a), MS(3001), w, &due),
 			UAE_COALESCE_PUBLISH);
 	KUNIT_EXPECT_EQ(test, due, 0U);
+	coalescer_free(c);
 }
 
 /*
@@ -112,7 +128,7 @@ static void uae_kunit_coalesce_storm(struct kunit *test)
  */
 static void uae_kunit_coalesce_late_flush(struct kunit *test)
 {
-	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct uae_coalescer *c = coalescer_new(test, 32);
 	struct uae_event *held, *next;
 	u64 w = MS(1000);
 	u32 due = 0;
@@ -131,6 +147,7 @@ static void uae_kunit_coalesce_late_flush(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(1200), w));
 	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(2200), w), next);
 	KUNIT_EXPECT_EQ(test, next->rec.repeat, 1U);
+	coalescer_free(c);
 }
 
 /*
@@ -139,7 +156,7 @@ static void uae_kunit_coalesce_late_flush(struct kunit *test)
  */
 static void uae_kunit_coalesce_conserves(struct kunit *test)
 {
-	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct uae_coalescer *c = coalescer_new(test, 32);
 	u64 w = MS(100), now = 0, next_flush = 0;
 	u32 counted = 0, occurrences = 0, seed = 1;
 	struct uae_event *ev;
@@ -162,6 +179,81 @@ static void uae_kunit_coalesce_conserves(struct kunit *test)
 	while ((ev = uae_coalesce_take_due(c, now, 0)))
 		counted += ev->rec.repeat;
 	KUNIT_EXPECT_EQ(test, counted, occurrences);
+	coalescer_free(c);
+}
+
+/* What a storm of many keys gave: occurrences, and the events that carry them. */
+struct tally {
+	u32 occurrences, counted, events, summaries;
+};
+
+static void tally_event(struct tally *t, const struct uae_event *ev)
+{
+	t->counted += ev->rec.repeat;
+	t->events++;
+	t->summaries += !!(ev->rec.flags & UAEVENTS_FLAG_SUMMARY);
+}
+
+/* One occurrence, as the capture path handles it, and every event it sends out. */
+static void tally_coalesce(struct uae_coalescer *c, struct uae_event *ev, u64 now, u64 w,
+			   bool short_of_events, struct tally *t)
+{
+	struct kunit_event *kev = container_of(ev, struct kunit_event, ev);
+	struct uae_recent *slot;
+	struct uae_event *late;
+
+	t->occurrences++;
+	switch (uae_coalesce(c, &kev->key, now, w, short_of_events, &slot, &late)) {
+	case UAE_COALESCE_PUBLISH:
+		ev->rec.flags = kev->key.flags;
+		tally_event(t, ev);
+		break;
+	case UAE_COALESCE_HOLD:
+		ev->rec.flags = kev->key.flags;
+		uae_coalesce_hold(c, slot, ev);
+		break;
+	case UAE_COALESCE_FOLD:
+		break;
+	}
+	if (late)
+		tally_event(t, late);
+}
+
+/* The flush work: every held event whose window ended (all, if @w is 0). */
+static void tally_flush(struct uae_coalescer *c, u64 now, u64 w, struct tally *t)
+{
+	struct uae_event *ev;
+
+	while ((ev = uae_coalesce_take_due(c, now, w)))
+		tally_event(t, ev);
+}
+
+/*
+ * @keys devices failing in turn, each every 10 us, for 1 s (ten windows of 100 ms), the
+ * flush work running every 4 ms.
+ */
+static void storm_of_keys(struct kunit *test, struct uae_coalescer *c, int keys, u8 kind,
+			  struct tally *t)
+{
+	u8 *dev = kunit_kzalloc(test, keys, GFP_KERNEL);
+	u64 w = MS(100), now = 0, next_flush = 0;
+	int i, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	for (i = 0; i < 100000 / keys; i++) {
+		for (k = 0; k < keys; k++) {
+			now += 10 * NSEC_PER_USEC;
+			tally_coalesce(c, new_event_of(test, &dev[k], kind, 0x2a, 0), now, w,
+				       false, t);
+			if (now >= next_flush) {
+				tally_flush(c, now, w, t);
+				next_flush = now + MS(4);
+			}
+		}
+	}
+	tally_flush(c, now, 0, t);
+	kunit_info(test, "%u occurrences of %d keys, %u slots: %u events, %u summaries\n",
+		   t->occurrences, keys, c->nr, t->events, t->summaries);
 }
 
 /*
@@ -172,59 +264,123 @@ static void uae_kunit_coalesce_conserves(struct kunit *test)
 static void uae_kunit_coalesce_many_keys(struct kunit *test)
 {
 	struct uae_coalescer *c = coalescer_new(test, 4096);
-	u32 counted = 0, occurrences = 0, published = 0;
-	u64 w = MS(100), now = 0, next_flush = 0;
-	const int keys = 1000, rounds = 100;
-	struct uae_event *ev;
-	u8 *dev = kunit_kzalloc(test, keys, GFP_KERNEL);
-	int i, k;
+	struct tally t = {};
 
-	KUNIT_ASSERT_NOT_NULL(test, dev);
-	for (i = 0; i < rounds; i++) {
-		for (k = 0; k < keys; k++) {
-			now += 10 * NSEC_PER_USEC;	/* 100,000 occurrences in 1 s */
-			ev = new_event(test, &dev[k], 0x2a);
-			occurrences++;
-			if (coalesce(c, ev, now, w, &counted) == UAE_COALESCE_PUBLISH) {
-				counted += ev->rec.repeat;
-				published++;
-			}
-			if (now >= next_flush) {
-				while ((ev = uae_coalesce_take_due(c, now, w))) {
-					counted += ev->rec.repeat;
-					published++;
-				}
-				next_flush = now + MS(4);
-			}
-		}
-	}
-	while ((ev = uae_coalesce_take_due(c, now, 0))) {
-		counted += ev->rec.repeat;
-		published++;
-	}
-	KUNIT_EXPECT_EQ(test, counted, occurrences);
-	/* 1 s of storm: ten windows, and the first event of each key. */
-	KUNIT_EXPECT_LE(test, published, (u32)keys * 12);
+	storm_of_keys(test, c, 1000, UAEVENTS_KIND_ERROR, &t);
+	KUNIT_EXPECT_EQ(test, t.counted, t.occurrences);
+	/* Ten windows, and the first event of each key; never a summary. */
+	KUNIT_EXPECT_GE(test, t.events, 1000U * 9);
+	KUNIT_EXPECT_LE(test, t.events, 1000U * 12);
+	KUNIT_EXPECT_EQ(test, t.summaries, 0U);
 	coalescer_free(c);
 }
 
-/* Every slot holding a storm: a new kind is published, never lost. */
+/*
+ * Unit attentions are never summarized: once every slot a device may have holds a storm,
+ * a new one is published, every time, never lost.
+ */
 static void uae_kunit_coalesce_full(struct kunit *test)
 {
-	struct uae_coalescer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct uae_coalescer *c = coalescer_new(test, 32);
 	u64 w = MS(1000);
 	int i;
 
-	for (i = 0; i < UAE_RECENT_SLOTS; i++) {
+	for (i = 0; i < c->fine_max; i++) {
 		coalesce(c, new_event(test, test, i), MS(0), w, NULL);
 		KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, i), MS(1), w, NULL),
 				UAE_COALESCE_HOLD);
 	}
-	KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0xee), MS(2), w, NULL),
-			UAE_COALESCE_PUBLISH);
-	for (i = 0; i < UAE_RECENT_SLOTS; i++)
-		KUNIT_EXPECT_NOT_NULL(test, uae_coalesce_take_due(c, MS(0), 0));
-	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(0), 0));
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0xee), MS(2), w, NULL),
+				UAE_COALESCE_PUBLISH);
+	for (i = 0; i < c->fine_max; i++)
+		KUNIT_EXPECT_NOT_NULL(test, uae_coalesce_take_due(c, MS(2), 0));
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(2), 0));
+	coalescer_free(c);
+}
+
+/* The flags are part of the key: a user's failed command is not the kernel's. */
+static void uae_kunit_coalesce_flags(struct kunit *test)
+{
+	struct uae_coalescer *c = coalescer_new(test, 32);
+	u64 w = MS(1000);
+
+	KUNIT_EXPECT_EQ(test, coalesce(c, new_event_of(test, test, UAEVENTS_KIND_ERROR, 0x11, 0),
+				       MS(0), w, NULL), UAE_COALESCE_PUBLISH);
+	KUNIT_EXPECT_EQ(test, coalesce(c, new_event_of(test, test, UAEVENTS_KIND_ERROR, 0x11,
+						       UAEVENTS_FLAG_QUIET),
+				       MS(1), w, NULL), UAE_COALESCE_PUBLISH);
+	KUNIT_EXPECT_EQ(test, coalesce(c, new_event_of(test, test, UAEVENTS_KIND_ERROR, 0x11, 0),
+				       MS(2), w, NULL), UAE_COALESCE_HOLD);
+	coalescer_free(c);
+}
+
+/*
+ * More devices storming than the coalescer has slots for (64 slots, 1,000 keys): the
+ * storms without a slot are counted in their host's summary, flagged as such, so the
+ * events stay about one per slot per window, and every occurrence is counted.
+ */
+static void uae_kunit_coalesce_summary(struct kunit *test)
+{
+	struct uae_coalescer *c = coalescer_new(test, 64);
+	struct tally t = {};
+
+	storm_of_keys(test, c, 1000, UAEVENTS_KIND_ERROR, &t);
+	KUNIT_EXPECT_EQ(test, t.counted, t.occurrences);
+	/* The devices' slots and one summary, each about one event a window (ten). */
+	KUNIT_EXPECT_LE(test, t.events, (c->fine_max + 1) * 12);
+	KUNIT_EXPECT_GE(test, t.summaries, 9U);
+	KUNIT_EXPECT_LE(test, t.summaries, 12U);
+	coalescer_free(c);
+}
+
+/*
+ * Exact counts whatever the mix: random devices, kinds and times, a late flush, the pool
+ * sometimes short, with slots taken over and summaries made.
+ */
+static void uae_kunit_coalesce_conserves_many(struct kunit *test)
+{
+	struct uae_coalescer *c = coalescer_new(test, 64);
+	u64 w = MS(100), now = 0, next_flush = 0;
+	u32 counted = 0, occurrences = 0, seed = 7;
+	struct uae_recent *slot;
+	struct uae_event *ev, *late;
+	struct kunit_event *kev;
+	u8 *dev = kunit_kzalloc(test, 200, GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	for (i = 0; i < 50000; i++) {
+		seed = seed * 1103515245 + 12345;
+		now += (seed >> 16) % 200 * NSEC_PER_USEC;
+		ev = new_event_of(test, &dev[(seed >> 8) % 200],
+				  (seed >> 4) % 4 ? UAEVENTS_KIND_ERROR : UAEVENTS_KIND_UA,
+				  0x20 + (seed >> 12) % 2, 0);
+		kev = container_of(ev, struct kunit_event, ev);
+		occurrences++;
+		switch (uae_coalesce(c, &kev->key, now, w, (seed >> 20) % 8 == 0, &slot, &late)) {
+		case UAE_COALESCE_PUBLISH:
+			counted++;
+			break;
+		case UAE_COALESCE_HOLD:
+			uae_coalesce_hold(c, slot, ev);
+			break;
+		case UAE_COALESCE_FOLD:
+			break;
+		}
+		if (late)
+			counted += late->rec.repeat;
+		if (now >= next_flush) {
+			while ((ev = uae_coalesce_take_due(c, now, w)))
+				counted += ev->rec.repeat;
+			next_flush = now + w + (seed >> 4) % 300 * NSEC_PER_MSEC;
+		}
+	}
+	while ((ev = uae_coalesce_take_due(c, now, 0)))
+		counted += ev->rec.repeat;
+	KUNIT_EXPECT_EQ(test, counted, occurrences);
+	KUNIT_EXPECT_EQ(test, c->held, 0U);
+	coalescer_free(c);
 }
 
 static const struct uae_record uae_kunit_record = {
@@ -302,6 +458,9 @@ static struct kunit_case uae_kernel_cases[] = {
 	KUNIT_CASE(uae_kunit_coalesce_conserves),
 	KUNIT_CASE(uae_kunit_coalesce_many_keys),
 	KUNIT_CASE(uae_kunit_coalesce_full),
+	KUNIT_CASE(uae_kunit_coalesce_flags),
+	KUNIT_CASE(uae_kunit_coalesce_summary),
+	KUNIT_CASE(uae_kunit_coalesce_conserves_many),
 	KUNIT_CASE(uae_kunit_message),
 	KUNIT_CASE(uae_kunit_message_ua_and_full),
 	{}

@@ -61,6 +61,9 @@ enum uae_event_kind {
 #define UAE_EVENT_FLAG_NO_COMMAND	0x10	/* the block request failed before a SCSI
 						 * command was built: errno and request only */
 #define UAE_EVENT_FLAG_ERROR_HANDLER	0x20	/* seen by the error handler's own command */
+#define UAE_EVENT_FLAG_SUMMARY		0x40	/* the repeat count is of this failure on
+						 * any device of the host: a storm over more
+						 * devices than the module tracks one by one */
 
 /*
  * Connect to the kernel module's generic netlink family and subscribe to all its events

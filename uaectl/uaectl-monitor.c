@@ -139,6 +139,8 @@ void uaectl_print_event(struct uae_event *ev, bool json)
 			       uae_event_get_locus(ev), uae_event_get_failover(ev) ? "yes" : "no");
 		if (uae_event_get_repeat(ev) > 1)
 			printf(" x%u", uae_event_get_repeat(ev));
+		if (uae_event_get_flags(ev) & UAE_EVENT_FLAG_SUMMARY)
+			printf(" host-summary");
 		putchar('\n');
 	}
 	if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {

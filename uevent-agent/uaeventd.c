@@ -94,6 +94,9 @@ static void format_message(struct uae_event *ev, char *buf, size_t size)
 			      uae_event_get_asc(ev), uae_event_get_ascq(ev));
 	if (uae_event_get_repeat(ev) > 1 && n > 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - n, ", %u times", uae_event_get_repeat(ev));
+	if ((uae_event_get_flags(ev) & UAE_EVENT_FLAG_SUMMARY) && n > 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - n, " on this and other devices of its host (more "
+			      "devices failed at once than the module follows one by one)");
 	if ((uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED) && n > 0 && (size_t)n < size)
 		snprintf(buf + n, size - n, " [injected test event]");
 }
@@ -135,6 +138,7 @@ static int log_event(struct uae_event *ev, struct uaed_floods *floods)
 		"UAEVENTS_SOURCE=%s", uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK ?
 				      "sdev_ua" : "uaevents",
 		"UAEVENTS_INJECTED=%d", !!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED),
+		"UAEVENTS_SUMMARY=%d", !!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_SUMMARY),
 		NULL);
 	return r < 0 ? r : 0;
 }

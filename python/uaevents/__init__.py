@@ -95,6 +95,7 @@ class Flag(enum.IntFlag):
     STOCK = 0x8
     NO_COMMAND = 0x10
     ERROR_HANDLER = 0x20
+    SUMMARY = 0x40
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,12 @@ enum uaevents_kind {
 #define UAEVENTS_FLAG_NO_COMMAND	0x10
 /* Seen by a command of the SCSI error handler's own: no request fields. */
 #define UAEVENTS_FLAG_ERROR_HANDLER	0x20
+/*
+ * A storm summarized for its host: more devices failed at once than the module keeps a
+ * window for, and the repeat count stands for this kind of failure on any device of the
+ * host (and any command).  The device fields are those of the first occurrence.
+ */
+#define UAEVENTS_FLAG_SUMMARY		0x40
 
 /* UAEVENTS_ATTR_UEVENTS: which events also become KOBJ_CHANGE uevents. */
 enum uaevents_uevent_mode {
