@@ -3,9 +3,10 @@
  * libuaevents: the monitor, a subscription to the uaevents multicast groups.
  *
  * No silent loss: the monitor remembers the last sequence number it handed out.  When its
- * socket overflows (ENOBUFS) it replays what it missed from the kernel's history, and
- * drops what it already handed out; what the history no longer holds is reported as the
- * next event's gap.
+ * socket overflows (ENOBUFS), or the live stream shows a hole (netlink reports only the
+ * first overflow until the socket's queue drains), it replays what it missed from the
+ * kernel's history, and drops what it already handed out; what the history no longer
+ * holds is reported as the next event's gap.
  *
  * The module can be unloaded and loaded again under a monitor (an upgrade, an
  * administrator): its multicast groups go with it, and a subscription to the old instance
@@ -190,8 +191,10 @@ static int on_message(struct nl_msg *msg, void *arg)
 		m->parse_error = r;
 		return NL_SKIP;
 	}
-	if (ev)			/* NULL: a command this version does not know */
+	if (ev) {		/* NULL: a command this version does not know */
+		ev->live = true;
 		enqueue(m, ev);
+	}
 	return NL_OK;
 }
 
@@ -612,6 +615,24 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 	return r;
 }
 
+/* How many events of the instance this monitor follows were missed before @ev. */
+static uint64_t missed_before(const struct uae_monitor *m, const struct uae_event *ev)
+{
+	int g = uae_group_of_kind(ev->kind);
+
+	if (ev->instance != m->last_instance || ev->seq <= m->last_seq)
+		return 0;
+	/* Fell out of the kernel's history before a replay reached them. */
+	if (ev->dump_lost)
+		return ev->dump_lost;
+	/* A module without group numbers: only the global one tells. */
+	if (!ev->group_seq)
+		return ev->seq - m->last_seq - 1;
+	if (m->group_known[g] && ev->group_seq > m->last_group_seq[g])
+		return ev->group_seq - m->last_group_seq[g] - 1;
+	return 0;
+}
+
 /*
  * Hand out @ev unless it was handed out already (a replay overlaps the live stream) or the
  * filters keep it back; note how many events were missed before it.  Filtered events
@@ -625,14 +646,7 @@ static bool accept_event(struct uae_monitor *m, struct uae_event *ev, uint64_t *
 	if (ev->instance == m->last_instance) {
 		if (ev->seq <= m->last_seq)
 			return false;
-		/* Fell out of the kernel's history before a replay reached them. */
-		if (ev->dump_lost)
-			ev->gap = ev->dump_lost;
-		/* A module without group numbers: only the global one tells. */
-		else if (!ev->group_seq)
-			ev->gap = ev->seq - m->last_seq - 1;
-		else if (m->group_known[g] && ev->group_seq > m->last_group_seq[g])
-			ev->gap = ev->group_seq - m->last_group_seq[g] - 1;
+		ev->gap = missed_before(m, ev);
 		*first = m->last_seq + 1;
 		*lost = ev->gap;
 	} else {
@@ -649,6 +663,28 @@ static bool accept_event(struct uae_monitor *m, struct uae_event *ev, uint64_t *
 		m->group_known[g] = true;
 	}
 	return uae_filter_matches(&m->filter, ev);
+}
+
+/* @ev and every live event queued after it go: a replay brings them again. */
+static void drop_live(struct uae_monitor *m, struct uae_event *ev)
+{
+	struct uae_event *keep = NULL, **tail = &keep;
+
+	uae_event_unref(ev);
+	while ((ev = dequeue(m))) {
+		if (ev->live) {
+			uae_event_unref(ev);
+			continue;
+		}
+		*tail = ev;
+		tail = &ev->next;
+	}
+	while (keep) {
+		ev = keep;
+		keep = ev->next;
+		ev->next = NULL;
+		enqueue(m, ev);
+	}
 }
 
 /* The next stock uevent the filters let through; -EAGAIN when none is waiting. */
@@ -693,6 +729,20 @@ static int receive(struct uae_monitor *m, struct uae_event **ret)
 			if (ev->kind == UAE_EVENT_MODULE) {
 				*ret = ev;
 				return 0;
+			}
+			/*
+			 * A hole in the live stream.  Netlink says ENOBUFS once, then drops
+			 * silently until the socket's queue has drained: what is missing may
+			 * still be in the kernel's history, and only the history can say
+			 * what is lost.  This event and those queued after it are there too
+			 * (recorded before they are sent): replay from the last handed out.
+			 */
+			if (ev->live && missed_before(m, ev)) {
+				drop_live(m, ev);
+				m->overflows++;
+				m->overflowed = true;
+				m->follow = true;
+				break;
 			}
 			wanted = accept_event(m, ev, &first, &lost);
 			/* Events neither delivered nor replayable: said, never silent. */

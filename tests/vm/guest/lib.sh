@@ -80,8 +80,9 @@ kmod_load() {
 
 # wait_for SECONDS COMMAND...: retry COMMAND every 0.2 s until it succeeds, SECONDS * 5
 # times; a slow COMMAND (jq over a big journal, under TCG) gets at most 3 * SECONDS of
-# wall time in all.
+# wall time in all.  (Its counters are local: COMMAND may wait_for too.)
 wait_for() {
+	local tries deadline
 	tries=$(($1 * 5))
 	deadline=$(($(date +%s) + 3 * $1))
 	shift

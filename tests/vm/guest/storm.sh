@@ -1,0 +1,142 @@
+#!/bin/sh
+# Many devices failing at once, as a lost path or an array controller's reboot looks on a
+# host with many LUs: 64 scsi_debug LUs whose upper half fails reads with a MEDIUM ERROR
+# (opts=2, medium_error_start/count), each read sector by sector, all at once: 64 storms
+# together over many coalescing windows, twice the coalescer's old 32 slots.  Every
+# occurrence is counted exactly, none is dropped for lack of room, and the events (and
+# with uevents=2 the uevents) stay bounded by one per device per window.
+# tap-plan: 19
+. /bin/lib.sh
+
+LUNS=64
+WINDOW_MS=200
+BAD=256	# sectors 256 to 511 of each 1 MB LU fail
+
+tap_diag "kernel $(uname -r)"
+kmod_load sd_mod
+kmod_load sg
+# The largest history: a subscriber starved of CPU by the storm replays what its socket
+# could not hold from it, and never loses events to the history wrapping.
+check "uaevents.ko loads with a window of $WINDOW_MS ms, no uevents" \
+	insmod /modules/uaevents.ko coalesce_ms=$WINDOW_MS uevents=0 history_size=65536
+uaectl monitor --json >/tmp/storm.json 2>/tmp/storm.err &
+MONITOR_PID=$!
+check "uaectl monitor is subscribed" wait_for 10 waits_in_poll "$MONITOR_PID"
+kmod_load scsi_debug dev_size_mb=1 max_luns=$LUNS num_tgts=1 opts=2 \
+	medium_error_start=$BAD medium_error_count=$BAD
+# disks: "sdX H:C:T:L" for each of scsi_debug's LUs, in /tmp/luns.
+disks() {
+	for d in "$SDEBUG"/adapter*/host*/target*/*/block/*; do
+		[ -e "$d" ] && echo "$(basename "$d") $(basename "$(dirname "$(dirname "$d")")")"
+	done >/tmp/luns
+	echo "$(wc -l </tmp/luns) of $LUNS LUs with a disk" >"$SAW"
+	[ "$(wc -l </tmp/luns)" -eq $LUNS ]
+}
+check "scsi_debug presents $LUNS LUs" wait_for 120 disks
+first_disk=$(head -n 1 /tmp/luns | cut -d' ' -f1)
+
+stat_of() { uaectl status --json | jq ".$1"; }
+
+# storm ROUND: every LU's failing sectors read one by one (direct I/O, each read one
+# request that fails), all LUs at once; each reader's errors go to /tmp/ROUND.SDX (busybox
+# dd, conv=noerror: "dd: /dev/sdX: No data available" for each failed read, then on to
+# the next sector).  The readers are niced: 64 processes that never block would take
+# all of the one virtual CPU from the subscriber and the delivery work, which on a real
+# host wait on I/O, not on a CPU.  Sets STORM_MS, how long it lasted.
+storm() {
+	pids=
+	start=$(uptime_ms)
+	while read -r disk _; do
+		dd if="/dev/$disk" of=/dev/null bs=512 skip=$BAD count=$BAD iflag=direct \
+			conv=noerror 2>"/tmp/$1.$disk" &
+		pids="$pids $!"
+		renice -n 19 -p $! >/dev/null
+	done </tmp/luns
+	# shellcheck disable=SC2086
+	wait_for 300 gone $pids
+	storm_stopped=$?
+	STORM_MS=$(($(uptime_ms) - start))
+}
+# failed ROUND: the reads that failed in the round.
+failed() { cat /tmp/"$1".sd* | grep -c '^dd: /dev/'; }
+
+# The storm's events in the monitor's output from seq $1 on: the block layer's medium
+# errors of scsi_debug's LUs.
+storm_events() {
+	jq -s --argjson from "$1" --rawfile luns /tmp/luns '
+		($luns | split("\n") | map(select(. != "") | split(" ")[1])) as $h |
+		map(select(.seq >= $from and .kind == "error" and .asc == 17 and
+			(.hctl | IN($h[]))))' /tmp/storm.json
+}
+# Every failed read is in the events' repeat counts (the last windows' events come when
+# those windows end): waited for, never a fixed time.
+all_counted() {
+	counted=$(storm_events "$1" | jq 'map(.repeat) | add // 0')
+	echo "failed reads $(failed "$2"), counted $counted; the module's last event" \
+		"$(stat_of last_seq), the monitor's $(jq -s 'map(.seq) | max' /tmp/storm.json)," \
+		"gaps $(jq -c -s 'map(select(.kind == "gap") | {seq, gap})' /tmp/storm.json)" >"$SAW"
+	[ "$(failed "$2")" -eq $((LUNS * BAD)) ] && [ "$counted" -eq $((LUNS * BAD)) ]
+}
+# bounded FROM: at most one event per LU per window (a key's events are a window apart;
+# the last is published when its window ends), at least one per LU, and no summary: 64
+# keys are far below what the coalescer keeps apart.
+bounded() {
+	windows=$((STORM_MS / WINDOW_MS + 2))
+	n=$(storm_events "$1" | jq length)
+	summaries=$(storm_events "$1" | jq 'map(select((.flags / 64 | floor) % 2 == 1)) | length')
+	echo "$n events for $LUNS LUs in $STORM_MS ms ($windows windows at most)," \
+		"$summaries summaries" >"$SAW"
+	[ "$n" -ge $LUNS ] && [ "$n" -le $((LUNS * windows)) ] && [ "$summaries" -eq 0 ]
+}
+
+# ---- the storm ----
+from=$(($(stat_of last_seq) + 1))
+full_before=$(stat_of queue_full)
+coalesced_before=$(stat_of coalesced)
+storm a
+check "the $LUNS readers ended" [ "$storm_stopped" -eq 0 ]
+tap_diag "storm a: $STORM_MS ms, $(failed a) reads failed; $first_disk's dd said: $(sort /tmp/a.$first_disk | uniq -c | head -n 3 | tr '\n' ' ')"
+check "every failed read of the $LUNS LUs ($((LUNS * BAD))) is counted in the events' repeat counts" \
+	wait_for 30 all_counted "$from" a
+check "one event per LU per window, at most" bounded "$from"
+check "no event dropped for lack of room (queue_full)" \
+	[ "$(stat_of queue_full)" -eq "$full_before" ]
+events=$(storm_events "$from" | jq length)
+check "the statistics agree: events + coalesced = failed reads" \
+	[ $((events + $(stat_of coalesced) - coalesced_before)) -eq "$(failed a)" ]
+no_gap() { jq -n -e '[inputs | select(.kind == "gap")] | length == 0' /tmp/storm.json; }
+check "no gap reported to the subscriber" no_gap
+
+# ---- the same with a uevent for every event: udev gets as few ----
+check "uaectl config --uevents all" uaectl config --uevents all
+udevadm monitor --kernel --property --subsystem-match=scsi >/tmp/storm-uevents.txt 2>&1 &
+UDEV_PID=$!
+# Listening once it printed a synthetic uevent written after it started (one written
+# before is lost: write another).
+udev_listens() {
+	echo change >"/sys/block/$first_disk/device/uevent"
+	wait_for 2 grep -q '^SYNTH_UUID=' /tmp/storm-uevents.txt
+}
+check "udevadm monitor listens" wait_for 20 udev_listens
+from=$(($(stat_of last_seq) + 1))
+full_before=$(stat_of queue_full)
+storm b
+check "the readers ended again" [ "$storm_stopped" -eq 0 ]
+tap_diag "storm b: $STORM_MS ms, $(failed b) reads failed"
+check "with uevents=2: every failed read counted" wait_for 30 all_counted "$from" b
+check "with uevents=2: one event per LU per window, at most" bounded "$from"
+check "with uevents=2: nothing dropped for lack of room" \
+	[ "$(stat_of queue_full)" -eq "$full_before" ]
+check "with uevents=2: no gap reported to the subscriber" no_gap
+# uevents_sent: udev received one uevent per event of the storm (the last come with
+# their windows' ends), and so no more than the events' bound.
+uevents_sent() {
+	events=$(storm_events "$from" | jq length)
+	got=$(grep -c '^UAEVENTS_ASC=0x11$' /tmp/storm-uevents.txt)
+	echo "$got uevents for $events events" >"$SAW"
+	[ "$events" -ge $LUNS ] && [ "$got" -eq "$events" ]
+}
+check "udev received one uevent per event, not one per failure" wait_for 30 uevents_sent
+kill "$MONITOR_PID" "$UDEV_PID"
+check "the subscribers exited" wait_for 10 gone "$MONITOR_PID" "$UDEV_PID"
+check "uaevents.ko unloads" rmmod uaevents
