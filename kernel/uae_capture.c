@@ -143,6 +143,7 @@ static void uae_flush_held(struct work_struct *work)
 	u64 now, window = uae_window_ns();
 	struct uae_event *ev;
 	bool queued = false;
+	unsigned int n = 0;
 
 	raw_spin_lock_irq(&uae_lock);
 	/* Read under the lock: the coalescer's slots are in the order of their times. */
@@ -150,6 +151,13 @@ static void uae_flush_held(struct work_struct *work)
 	while ((ev = uae_coalesce_take_due(&uae_coalescer, now, window))) {
 		uae_enqueue_locked(ev);
 		queued = true;
+		/* Interrupts on now and then: thousands of storms may end at once. */
+		if (++n % 64 == 0) {
+			raw_spin_unlock_irq(&uae_lock);
+			cond_resched();
+			raw_spin_lock_irq(&uae_lock);
+			now = ktime_get_ns();
+		}
 	}
 	uae_schedule_flush_locked();
 	raw_spin_unlock_irq(&uae_lock);
@@ -414,11 +422,15 @@ void uae_capture_exit(void)
 {
 	struct uae_event *ev;
 
-	cancel_delayed_work_sync(&uae_flush_work);
+	/*
+	 * Held events out first, then the flush work cancelled: with none held, a write of
+	 * the coalesce_ms parameter (its sysfs file outlives exit) arms nothing.
+	 */
 	raw_spin_lock_irq(&uae_lock);
 	while ((ev = uae_coalesce_take_due(&uae_coalescer, ktime_get_ns(), 0)))
 		uae_enqueue_locked(ev);
 	raw_spin_unlock_irq(&uae_lock);
+	cancel_delayed_work_sync(&uae_flush_work);
 	queue_work(system_unbound_wq, &uae_deliver_work);
 	flush_work(&uae_deliver_work);
 	uae_coalescer_free(&uae_coalescer);

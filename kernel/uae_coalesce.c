@@ -105,12 +105,19 @@ static void release(struct uae_coalescer *c, struct uae_recent *r)
 		c->fine--;
 }
 
-/* The slots published longest ago that hold nothing and whose window has ended go. */
+/*
+ * The slots published longest ago that hold nothing and whose window has ended go, a few
+ * at a time: this runs with interrupts off, and new_slot() takes ended ones too.
+ */
+#define UAE_PRUNE_BATCH 16
+
 static void prune(struct uae_coalescer *c, u64 now_ns, u64 window_ns)
 {
 	struct uae_recent *r;
+	int n = 0;
 
-	while ((r = list_first_entry_or_null(&c->recent, struct uae_recent, by_time)) &&
+	while (n++ < UAE_PRUNE_BATCH &&
+	       (r = list_first_entry_or_null(&c->recent, struct uae_recent, by_time)) &&
 	       !r->held && window_ended(r, now_ns, window_ns))
 		release(c, r);
 }
@@ -122,9 +129,13 @@ static void prune(struct uae_coalescer *c, u64 now_ns, u64 window_ns)
 static struct uae_recent *new_slot(struct uae_coalescer *c, const struct uae_coalesce_key *key,
 				   u64 now_ns, u64 window_ns)
 {
-	struct uae_recent *r = list_first_entry_or_null(&c->idle, struct uae_recent, idle);
+	struct uae_recent *r;
+	int n = 0;
 
-	if (r && window_ended(r, now_ns, window_ns))
+	while (n++ < UAE_PRUNE_BATCH &&
+	       (r = list_first_entry_or_null(&c->idle, struct uae_recent, idle)) &&
+	       window_ended(r, now_ns, window_ns) &&
+	       (list_empty(&c->free) || (!is_summary(key) && c->fine >= c->fine_max)))
 		release(c, r);
 	if (!is_summary(key) && c->fine >= c->fine_max)
 		return NULL;
@@ -168,12 +179,18 @@ enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_coale
 				       struct uae_recent **slot, struct uae_event **due)
 {
 	bool may_summarize = key->kind != UAEVENTS_KIND_UA;
+	struct uae_coalesce_key fine_key = *key;
 	struct uae_recent *r;
 
 	*slot = NULL;
 	*due = NULL;
-	if (!window_ns)
+	if (!window_ns) {
+		/* Coalescing just turned off: what the key held goes out first. */
+		r = find(c, key);
+		if (r && r->held)
+			*due = take(c, r, now_ns);
 		return UAE_COALESCE_PUBLISH;
+	}
 	prune(c, now_ns, window_ns);
 again:
 	r = find(c, key);
@@ -189,13 +206,16 @@ again:
 	if (r && r->held && window_ended(r, now_ns, window_ns) && !*due)
 		*due = take(c, r, now_ns);
 	if (r && r->held) {
-		r->held->rec.repeat++;
+		/* (Saturating: a host's summary over an hour-long window.) */
+		if (r->held->rec.repeat < U32_MAX)
+			r->held->rec.repeat++;
 		return UAE_COALESCE_FOLD;
 	}
 	if (r && !window_ended(r, now_ns, window_ns)) {
 		/* Holding an event for a device takes one from the pool for a window. */
-		if (may_summarize && !is_summary(key) &&
-		    (short_of_events || c->held >= c->held_max)) {
+		if (!is_summary(key) && (short_of_events || c->held >= c->held_max)) {
+			if (!may_summarize)
+				return UAE_COALESCE_PUBLISH;
 			summarize(key);
 			goto again;
 		}
@@ -214,7 +234,9 @@ again:
 		summarize(key);
 		goto again;
 	}
-	/* No slot at all: published, uncoalesced rather than lost. */
+	/* No slot at all: published, uncoalesced rather than lost, as what it is. */
+	if (!r)
+		*key = fine_key;
 	return UAE_COALESCE_PUBLISH;
 }
 

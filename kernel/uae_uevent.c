@@ -57,6 +57,8 @@ void uae_uevent_send(struct scsi_device *sdev, const struct uae_record *rec)
 	uae_env_add(&env, "UAEVENTS_REPEAT=%u", rec->repeat);
 	if (rec->flags & UAEVENTS_FLAG_INJECTED)
 		uae_env_add(&env, "UAEVENTS_INJECTED=1");
+	if (rec->flags & UAEVENTS_FLAG_SUMMARY)
+		uae_env_add(&env, "UAEVENTS_SUMMARY=1");
 	if (rec->sense_len) {
 		uae_env_add(&env, "UAEVENTS_SENSE_KEY=0x%02x", rec->sense_key);
 		uae_env_add(&env, "UAEVENTS_ASC=0x%02x", rec->asc);

@@ -182,16 +182,43 @@ static void uae_kunit_coalesce_conserves(struct kunit *test)
 	coalescer_free(c);
 }
 
-/* What a storm of many keys gave: occurrences, and the events that carry them. */
+/*
+ * What a storm of many keys gave: occurrences, and the events that carry them, in all
+ * and per device of @dev (@per_dev, @ndev long).
+ */
 struct tally {
 	u32 occurrences, counted, events, summaries;
+	const u8 *dev;
+	u32 *per_dev;
+	int ndev;
 };
 
 static void tally_event(struct tally *t, const struct uae_event *ev)
 {
+	const struct kunit_event *kev = container_of(ev, struct kunit_event, ev);
+	const u8 *origin = kev->key.origin;
+
 	t->counted += ev->rec.repeat;
 	t->events++;
 	t->summaries += !!(ev->rec.flags & UAEVENTS_FLAG_SUMMARY);
+	if (t->per_dev && !(ev->rec.flags & UAEVENTS_FLAG_SUMMARY) &&
+	    origin >= t->dev && origin < t->dev + t->ndev)
+		t->per_dev[origin - t->dev]++;
+}
+
+/* Everything taken and let go: no slot leaked, every list empty. */
+static void expect_empty(struct kunit *test, struct uae_coalescer *c)
+{
+	unsigned int nfree = 0;
+	struct uae_recent *r;
+
+	list_for_each_entry(r, &c->free, by_time)
+		nfree++;
+	KUNIT_EXPECT_EQ(test, c->held, 0U);
+	KUNIT_EXPECT_EQ(test, c->fine, 0U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->recent));
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->idle));
+	KUNIT_EXPECT_EQ(test, nfree, c->nr);
 }
 
 /* One occurrence, as the capture path handles it, and every event it sends out. */
@@ -240,6 +267,10 @@ static void storm_of_keys(struct kunit *test, struct uae_coalescer *c, int keys,
 	int i, k;
 
 	KUNIT_ASSERT_NOT_NULL(test, dev);
+	t->dev = dev;
+	t->ndev = keys;
+	t->per_dev = kunit_kcalloc(test, keys, sizeof(*t->per_dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->per_dev);
 	for (i = 0; i < 100000 / keys; i++) {
 		for (k = 0; k < keys; k++) {
 			now += 10 * NSEC_PER_USEC;
@@ -252,6 +283,7 @@ static void storm_of_keys(struct kunit *test, struct uae_coalescer *c, int keys,
 		}
 	}
 	tally_flush(c, now, 0, t);
+	expect_empty(test, c);
 	kunit_info(test, "%u occurrences of %d keys, %u slots: %u events, %u summaries\n",
 		   t->occurrences, keys, c->nr, t->events, t->summaries);
 }
@@ -265,19 +297,22 @@ static void uae_kunit_coalesce_many_keys(struct kunit *test)
 {
 	struct uae_coalescer *c = coalescer_new(test, 4096);
 	struct tally t = {};
+	int k;
 
 	storm_of_keys(test, c, 1000, UAEVENTS_KIND_ERROR, &t);
 	KUNIT_EXPECT_EQ(test, t.counted, t.occurrences);
-	/* Ten windows, and the first event of each key; never a summary. */
-	KUNIT_EXPECT_GE(test, t.events, 1000U * 9);
-	KUNIT_EXPECT_LE(test, t.events, 1000U * 12);
+	/* Each key: ten windows, and its first event; never a summary. */
+	for (k = 0; k < 1000; k++) {
+		KUNIT_EXPECT_GE(test, t.per_dev[k], 9U);
+		KUNIT_EXPECT_LE(test, t.per_dev[k], 12U);
+	}
 	KUNIT_EXPECT_EQ(test, t.summaries, 0U);
 	coalescer_free(c);
 }
 
 /*
- * Unit attentions are never summarized: once every slot a device may have holds a storm,
- * a new one is published, every time, never lost.
+ * Unit attentions are never summarized: once as many storms are held as the pool can
+ * spare, or every slot is taken, a new one is published, every time, never lost.
  */
 static void uae_kunit_coalesce_full(struct kunit *test)
 {
@@ -288,14 +323,15 @@ static void uae_kunit_coalesce_full(struct kunit *test)
 	for (i = 0; i < c->fine_max; i++) {
 		coalesce(c, new_event(test, test, i), MS(0), w, NULL);
 		KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, i), MS(1), w, NULL),
-				UAE_COALESCE_HOLD);
+				i < c->held_max ? UAE_COALESCE_HOLD : UAE_COALESCE_PUBLISH);
 	}
 	for (i = 0; i < 2; i++)
 		KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0xee), MS(2), w, NULL),
 				UAE_COALESCE_PUBLISH);
-	for (i = 0; i < c->fine_max; i++)
+	for (i = 0; i < c->held_max; i++)
 		KUNIT_EXPECT_NOT_NULL(test, uae_coalesce_take_due(c, MS(2), 0));
 	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(2), 0));
+	expect_empty(test, c);
 	coalescer_free(c);
 }
 
@@ -379,7 +415,65 @@ static void uae_kunit_coalesce_conserves_many(struct kunit *test)
 	while ((ev = uae_coalesce_take_due(c, now, 0)))
 		counted += ev->rec.repeat;
 	KUNIT_EXPECT_EQ(test, counted, occurrences);
-	KUNIT_EXPECT_EQ(test, c->held, 0U);
+	expect_empty(test, c);
+	coalescer_free(c);
+}
+
+/*
+ * The pool runs short: a new error storm goes to its host's summary at once, and folds
+ * there; a unit attention is never summarized, and is published rather than held.
+ */
+static void uae_kunit_coalesce_short(struct kunit *test)
+{
+	struct uae_coalescer *c = coalescer_new(test, 64);
+	struct uae_event *ev[3], *ua, *late;
+	struct kunit_event *kev;
+	struct uae_recent *slot;
+	u8 dev[4];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ev[i] = new_event_of(test, &dev[i], UAEVENTS_KIND_ERROR, 0x11, 0);
+		kev = container_of(ev[i], struct kunit_event, ev);
+		KUNIT_EXPECT_EQ(test, uae_coalesce(c, &kev->key, MS(i), MS(1000), true, &slot,
+						   &late),
+				i == 0 ? UAE_COALESCE_PUBLISH :
+				i == 1 ? UAE_COALESCE_HOLD : UAE_COALESCE_FOLD);
+		KUNIT_EXPECT_TRUE(test, kev->key.flags & UAEVENTS_FLAG_SUMMARY);
+		KUNIT_EXPECT_PTR_EQ(test, kev->key.origin, (const void *)&kunit_host);
+		if (i == 1)
+			uae_coalesce_hold(c, slot, ev[i]);
+	}
+	KUNIT_EXPECT_EQ(test, ev[1]->rec.repeat, 2U);
+	for (i = 0; i < 2; i++) {
+		ua = new_event(test, &dev[3], 0x2a);
+		kev = container_of(ua, struct kunit_event, ev);
+		KUNIT_EXPECT_EQ(test, uae_coalesce(c, &kev->key, MS(10 + i), MS(1000), true,
+						   &slot, &late), UAE_COALESCE_PUBLISH);
+		KUNIT_EXPECT_FALSE(test, kev->key.flags & UAEVENTS_FLAG_SUMMARY);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(2000), 0), ev[1]);
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(2000), 0));
+	expect_empty(test, c);
+	coalescer_free(c);
+}
+
+/* Coalescing turned off while a storm is held: the held event goes out first. */
+static void uae_kunit_coalesce_turned_off(struct kunit *test)
+{
+	struct uae_coalescer *c = coalescer_new(test, 32);
+	struct uae_event *held;
+	u32 due = 0;
+
+	coalesce(c, new_event(test, test, 0x2a), MS(0), MS(1000), &due);
+	held = new_event(test, test, 0x2a);
+	KUNIT_EXPECT_EQ(test, coalesce(c, held, MS(1), MS(1000), &due), UAE_COALESCE_HOLD);
+	coalesce(c, new_event(test, test, 0x2a), MS(2), MS(1000), &due);
+	KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0x2a), MS(3), 0, &due),
+			UAE_COALESCE_PUBLISH);
+	KUNIT_EXPECT_EQ(test, due, 2U);
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(3), 0));
+	expect_empty(test, c);
 	coalescer_free(c);
 }
 
@@ -461,6 +555,8 @@ static struct kunit_case uae_kernel_cases[] = {
 	KUNIT_CASE(uae_kunit_coalesce_flags),
 	KUNIT_CASE(uae_kunit_coalesce_summary),
 	KUNIT_CASE(uae_kunit_coalesce_conserves_many),
+	KUNIT_CASE(uae_kunit_coalesce_short),
+	KUNIT_CASE(uae_kunit_coalesce_turned_off),
 	KUNIT_CASE(uae_kunit_message),
 	KUNIT_CASE(uae_kunit_message_ua_and_full),
 	{}

@@ -3,8 +3,8 @@
  * libuaevents: the monitor, a subscription to the uaevents multicast groups.
  *
  * No silent loss: the monitor remembers the last sequence number it handed out.  When its
- * socket overflows (ENOBUFS), or the live stream shows a hole (netlink reports only the
- * first overflow until the socket's queue drains), it replays what it missed from the
+ * socket overflows (ENOBUFS) it empties the socket (netlink reports an overflow once,
+ * then drops silently until the queue is empty), replays what it missed from the
  * kernel's history, and drops what it already handed out; what the history no longer
  * holds is reported as the next event's gap.
  *
@@ -60,7 +60,6 @@ struct uae_monitor {
 	uint64_t instance;		/* the module instance followed; 0: none */
 	bool follow;			/* the controller announced uaevents: look again */
 	bool overflowed;		/* since the last replay: the socket lost events */
-	bool follow_when_drained;	/* an overflow while the module was reloaded */
 	/*
 	 * The family ids of the instances followed lately.  The kernel gives each
 	 * registration a new id (idr_alloc_cyclic()): an instance whose unregistration is
@@ -665,12 +664,11 @@ static bool accept_event(struct uae_monitor *m, struct uae_event *ev, uint64_t *
 	return uae_filter_matches(&m->filter, ev);
 }
 
-/* @ev and every live event queued after it go: a replay brings them again. */
-static void drop_live(struct uae_monitor *m, struct uae_event *ev)
+/* The events queued from the live socket go: a replay brings them again. */
+static void drop_live(struct uae_monitor *m)
 {
-	struct uae_event *keep = NULL, **tail = &keep;
+	struct uae_event *ev, *keep = NULL, **tail = &keep;
 
-	uae_event_unref(ev);
 	while ((ev = dequeue(m))) {
 		if (ev->live) {
 			uae_event_unref(ev);
@@ -684,6 +682,22 @@ static void drop_live(struct uae_monitor *m, struct uae_event *ev)
 		keep = ev->next;
 		ev->next = NULL;
 		enqueue(m, ev);
+	}
+}
+
+/* Queue everything the socket holds, until it has none. */
+static int drain(struct uae_monitor *m)
+{
+	for (;;) {
+		int r = nl_recvmsgs_default(m->sock);
+
+		if (r >= 0)
+			continue;
+		r = uae_nlerr_to_errno(r);
+		if (r == -EAGAIN)
+			return 0;
+		if (r != -ENOBUFS)
+			return r;
 	}
 }
 
@@ -730,20 +744,6 @@ static int receive(struct uae_monitor *m, struct uae_event **ret)
 				*ret = ev;
 				return 0;
 			}
-			/*
-			 * A hole in the live stream.  Netlink says ENOBUFS once, then drops
-			 * silently until the socket's queue has drained: what is missing may
-			 * still be in the kernel's history, and only the history can say
-			 * what is lost.  This event and those queued after it are there too
-			 * (recorded before they are sent): replay from the last handed out.
-			 */
-			if (ev->live && missed_before(m, ev)) {
-				drop_live(m, ev);
-				m->overflows++;
-				m->overflowed = true;
-				m->follow = true;
-				break;
-			}
 			wanted = accept_event(m, ev, &first, &lost);
 			/* Events neither delivered nor replayable: said, never silent. */
 			if (lost) {
@@ -786,25 +786,25 @@ static int receive(struct uae_monitor *m, struct uae_event **ret)
 		r = nl_recvmsgs_default(m->sock);
 		if (r < 0) {
 			r = uae_nlerr_to_errno(r);
-			if (r == -EAGAIN && m->follow_when_drained) {
-				m->follow_when_drained = false;
-				m->follow = true;
-				continue;
-			}
 			if (r != -ENOBUFS)
 				return r;
 			m->overflows++;
 			m->overflowed = true;
 			/*
-			 * The socket overflowed: fetch what was lost from the history.  If the
-			 * module was reloaded meanwhile (its announcement may be among what was
-			 * lost), first hand out what the socket still holds of the instance
-			 * that went, then follow.
+			 * The socket overflowed.  Netlink says so once, then drops silently
+			 * until the socket's queue is empty: drain it first, so that the next
+			 * overflow is said too, then fetch what was lost from the history,
+			 * which holds what was drained as well (an event is recorded before it
+			 * is sent).  If the module was reloaded meanwhile (its announcement may
+			 * be among what was lost), first hand out what the socket held of the
+			 * instance that went, then follow.
 			 */
+			r = drain(m);
+			if (r < 0)
+				return r;
 			if (uae_kernel_stats(&st) == 0 && st.instance == m->instance)
-				m->follow = true;
-			else
-				m->follow_when_drained = true;
+				drop_live(m);
+			m->follow = true;
 			continue;
 		}
 		if (m->parse_error < 0)
