@@ -17,6 +17,7 @@
  */
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
@@ -364,8 +365,15 @@ static void uae_deliver(struct work_struct *work)
 {
 	struct uae_event *ev, *tmp;
 	struct scsi_device *sdev;
+	unsigned int noio;
 	LIST_HEAD(held);
 	LIST_HEAD(batch);
+
+	/*
+	 * Whatever delivery allocates (messages, uevents) must not wait on I/O: the device
+	 * an event is about may be blocked, with swap or a filesystem on it.
+	 */
+	noio = memalloc_noio_save();
 
 	raw_spin_lock_irq(&uae_lock);
 	list_splice_init(&uae_held, &held);
@@ -406,6 +414,7 @@ static void uae_deliver(struct work_struct *work)
 		raw_spin_unlock_irq(&uae_lock);
 		cond_resched();
 	}
+	memalloc_noio_restore(noio);
 }
 
 /* Deliver everything queued so far (process context). */

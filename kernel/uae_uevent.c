@@ -74,14 +74,15 @@ void uae_uevent_send(struct scsi_device *sdev, const struct uae_record *rec)
 		uae_env_add(&env, "UAEVENTS_FAILOVER=%d", rec->class.failover);
 	}
 	/*
-	 * A device on its way out sends its remove uevent: nothing may follow it.  The state
-	 * is set under state_mutex before the device is deleted, so holding it across the
-	 * check and the send keeps our uevent ahead of the removal.
+	 * Not for a device on its way out (its remove uevent is coming).  No lock: the
+	 * midlayer takes state_mutex to unblock a transport, in the error handler and for a
+	 * sysfs state write, and sending under it would make them wait on our allocations,
+	 * and every other device's events wait on whoever holds it.  Like the midlayer's own
+	 * SDEV_UA uevents (scsi_evt_emit()), a change may then cross a removal.
 	 */
-	mutex_lock(&sdev->state_mutex);
-	if (!env.failed && sdev->sdev_state != SDEV_DEL && sdev->sdev_state != SDEV_CANCEL)
+	if (!env.failed && READ_ONCE(sdev->sdev_state) != SDEV_DEL &&
+	    READ_ONCE(sdev->sdev_state) != SDEV_CANCEL)
 		kobject_uevent_env(&sdev->sdev_gendev.kobj, KOBJ_CHANGE, env.envp);
-	mutex_unlock(&sdev->state_mutex);
 	for (i = 0; i < env.n; i++)
 		kfree(env.envp[i]);
 }

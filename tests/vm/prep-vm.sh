@@ -23,16 +23,18 @@ make -s -C "$top/kernel" KDIR="$kdir" MODDIR="$top/build/kmod/$kver" >"$out/kmod
 	cat "$out/kmod-build.log" >&2
 	exit 1
 }
-# The test helper that makes uaevents.ko's init fail at a chosen step (tests/vm/faultinj/).
+# The test helpers (tests/vm/faultinj/): one makes uaevents.ko's init fail at a chosen step,
+# one holds a device's state_mutex.
 fi="$top/build/faultinj/$kver"
 mkdir -p "$fi"
-ln -sf "$here/faultinj/Kbuild" "$here/faultinj/uae_faultinj.c" "$fi/"
+ln -sf "$here/faultinj/Kbuild" "$here/faultinj/uae_faultinj.c" "$here/faultinj/uae_holdlock.c" \
+	"$fi/"
 make -s -C "$kdir" M="$fi" modules >>"$out/kmod-build.log" 2>&1 || {
 	cat "$out/kmod-build.log" >&2
 	exit 1
 }
 "$here/mkinitramfs.sh" "$kroot" "$kver" "$top/build/kmod/$kver/uaevents.ko" "$userbin" \
-	"$out/initramfs.cpio.gz.tmp" "$fi/uae_faultinj.ko"
+	"$out/initramfs.cpio.gz.tmp" "$fi/uae_faultinj.ko" "$fi/uae_holdlock.ko"
 flock -u 9
 mv "$out/initramfs.cpio.gz.tmp" "$out/initramfs.cpio.gz"
 echo "$out/initramfs.cpio.gz"

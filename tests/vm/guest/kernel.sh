@@ -2,7 +2,7 @@
 # The kernel module in the VM, on the real kernel: error and timeout events classified,
 # the LU's identity, SG_IO apart, no noise, storm coalescing, a 10,000-event burst replayed
 # from the history, permissions, and hot-remove and reload cycles.
-# tap-plan: 63
+# tap-plan: 68
 . /bin/lib.sh
 
 UAE_PARAMS="history_size=16384"
@@ -252,6 +252,45 @@ nothing_since() {
 	return 1
 }
 check "and not as a block I/O error" nothing_since '.kind == "error" and .opcode == 255'
+
+# ---- a device whose state_mutex is held holds up nobody's events ----
+# uae_holdlock.ko holds $HCTL's state_mutex for 15 s (as a transport's unblock or the
+# error handler would find it).  A UA of that device and then one of the virtio disk:
+# both reach the monitor, and the first its uevent, while the mutex is still held.
+if [ -n "${VDISK:-}" ]; then
+	VHCTL=$(basename "$(readlink "/sys/block/$VDISK/device")")
+	udevadm monitor --kernel --property --subsystem-match=scsi >/tmp/hold-uevents.txt 2>&1 &
+	HOLDMON_PID=$!
+	# Listening once it printed a synthetic uevent written after it started.
+	hold_listens() {
+		echo change >"/sys/block/$DISK/device/uevent"
+		wait_for 2 grep -q '^SYNTH_UUID=' /tmp/hold-uevents.txt
+	}
+	check "udevadm monitor listens" wait_for 20 hold_listens
+	insmod /modules/uae_holdlock.ko hctl="$HCTL" seconds=15
+	holding() { grep -qx Y /sys/module/uae_holdlock/parameters/held; }
+	check "the test helper holds $HCTL's state_mutex" wait_for 10 holding
+	vmarks() {
+		jq -s --arg h "$VHCTL" 'map(select(.hctl == $h and .event == "INQUIRY_DATA_HAS_CHANGED"))
+			| length' /tmp/monitor.json
+	}
+	vmarks_before=$(vmarks)
+	uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+	uaectl inject --hctl "$VHCTL" --sense "$MARKER"
+	not_held_up() {
+		echo "$VHCTL's markers: $(vmarks), $vmarks_before before;" \
+			"uevents: $(grep '^UAEVENTS_EVENT=' /tmp/hold-uevents.txt | tr '\n' ' ')" >"$SAW"
+		[ "$(vmarks)" -gt "$vmarks_before" ] &&
+			grep -q '^UAEVENTS_EVENT=MODE_PARAMETERS_CHANGED$' /tmp/hold-uevents.txt
+	}
+	check "meanwhile the other device's event and this one's uevent are delivered" \
+		wait_for 5 not_held_up
+	check "while the mutex was still held" holding
+	check "the helper lets it go and unloads" rmmod uae_holdlock
+	kill "$HOLDMON_PID"
+else
+	tap_fail 5 "the virtio disk appeared (the held state_mutex checks cannot run)"
+fi
 
 # ---- a request refused before it became a SCSI command carries no other command's data ----
 # Writes and the flush after them reach an offline device: scsi_queue_rq() refuses them
