@@ -220,6 +220,8 @@ void uae_netlink_exit(void);
 bool uae_netlink_publish(const struct uae_record *rec);
 
 /* uae_uevent.c */
+int uae_uevent_init(void);
+void uae_uevent_exit(void);
 void uae_uevent_send(struct scsi_device *sdev, const struct uae_record *rec);
 
 /* uae_identity.c */

@@ -93,9 +93,12 @@ static int __init uae_init(void)
 	ret = uae_history_init(history_size);
 	if (ret)
 		return ret;
-	ret = uae_capture_init(uae_max_pending);
+	ret = uae_uevent_init();
 	if (ret)
 		goto out_history;
+	ret = uae_capture_init(uae_max_pending);
+	if (ret)
+		goto out_uevent;
 	ret = uae_netlink_init();
 	if (ret)
 		goto out_capture;
@@ -110,6 +113,8 @@ out_netlink:
 out_capture:
 	/* A hook that was live for a moment may have queued work or armed the flush. */
 	uae_capture_exit();
+out_uevent:
+	uae_uevent_exit();
 out_history:
 	uae_history_exit();
 	return ret;
@@ -124,6 +129,7 @@ static void __exit uae_exit(void)
 	uae_hooks_exit();
 	uae_netlink_exit();
 	uae_capture_exit();
+	uae_uevent_exit();
 	uae_history_exit();
 	pr_info("uaevents: unloaded after %llu events\n", uae_last_seq());
 }

@@ -5,8 +5,10 @@
  * written for it (libstoragemgmt's 90-scsi-ua.rules) must not fire twice.
  */
 #include <linux/kobject.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <scsi/scsi_device.h>
+#include <scsi/scsi_driver.h>
 
 #include "uae.h"
 
@@ -42,8 +44,41 @@ static __printf(2, 3) void uae_env_add(struct uae_env *env, const char *fmt, ...
 		env->failed = true;
 }
 
+static DEFINE_MUTEX(uae_uevent_lock);
+
+/*
+ * __scsi_remove_device() sets the state to SDEV_CANCEL (or SDEV_DEL), then unregisters
+ * the scsi_device class device, which calls this, and only then deletes the device and
+ * sends its remove uevent.  A send that saw the device running is over once this has
+ * taken the lock; any later one sees it leaving.
+ */
+#ifdef UAE_REMOVE_DEV_DEV_ONLY
+static void uae_uevent_removing(struct device *dev)
+#else
+static void uae_uevent_removing(struct device *dev, struct class_interface *intf)
+#endif
+{
+	mutex_lock(&uae_uevent_lock);
+	mutex_unlock(&uae_uevent_lock);
+}
+
+static struct class_interface uae_uevent_interface = {
+	.remove_dev = uae_uevent_removing,
+};
+
+int uae_uevent_init(void)
+{
+	return scsi_register_interface(&uae_uevent_interface);
+}
+
+void uae_uevent_exit(void)
+{
+	scsi_unregister_interface(&uae_uevent_interface);
+}
+
 void uae_uevent_send(struct scsi_device *sdev, const struct uae_record *rec)
 {
+	enum scsi_device_state state;
 	struct uae_env env = {};
 	int i;
 
@@ -74,15 +109,20 @@ void uae_uevent_send(struct scsi_device *sdev, const struct uae_record *rec)
 		uae_env_add(&env, "UAEVENTS_FAILOVER=%d", rec->class.failover);
 	}
 	/*
-	 * Not for a device on its way out (its remove uevent is coming).  No lock: the
-	 * midlayer takes state_mutex to unblock a transport, in the error handler and for a
-	 * sysfs state write, and sending under it would make them wait on our allocations,
-	 * and every other device's events wait on whoever holds it.  Like the midlayer's own
-	 * SDEV_UA uevents (scsi_evt_emit()), a change may then cross a removal.
+	 * Not for a device on its way out: its remove uevent is coming, and nothing of ours
+	 * may follow it.  Not under state_mutex either: the midlayer takes it to unblock a
+	 * transport, in the error handler and for a sysfs state write, which would then
+	 * wait on our allocations, and every other device's events on whoever holds it.
+	 * uae_uevent_lock orders the check and the send against the removal instead (see
+	 * uae_uevent_removing()); only a removal ever waits on it.
 	 */
-	if (!env.failed && READ_ONCE(sdev->sdev_state) != SDEV_DEL &&
-	    READ_ONCE(sdev->sdev_state) != SDEV_CANCEL)
-		kobject_uevent_env(&sdev->sdev_gendev.kobj, KOBJ_CHANGE, env.envp);
+	mutex_lock(&uae_uevent_lock);
+	/* Set under state_mutex, read without it: before removal, ordered by our lock. */
+	state = data_race(sdev->sdev_state);
+	if (!env.failed && state != SDEV_DEL && state != SDEV_CANCEL &&
+	    kobject_uevent_env(&sdev->sdev_gendev.kobj, KOBJ_CHANGE, env.envp))
+		atomic64_inc(&uae_stats.alloc_failed);
+	mutex_unlock(&uae_uevent_lock);
 	for (i = 0; i < env.n; i++)
 		kfree(env.envp[i]);
 }

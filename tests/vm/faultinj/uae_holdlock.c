@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test helper, never installed: hold one SCSI device's state_mutex for a while, as a
+ * Test helper, never installed: hold one SCSI device's state_mutex until rmmod, as a
  * transport's unblock, the error handler or a sysfs state write would find it held, to
  * show that uaevents delivers the other devices' events, and this one's uevent,
- * meanwhile.  "held" reads Y while the mutex is held; rmmod waits until it is let go.
+ * meanwhile.  "held" reads Y while the mutex is held; at most @seconds, so that a test
+ * that dies cannot keep the device's removal and error handling waiting forever.
  *
- *   insmod uae_holdlock.ko hctl=2:0:0:0 seconds=15
+ *   insmod uae_holdlock.ko hctl=2:0:0:0
+ *   ...
+ *   rmmod uae_holdlock
  */
-#include <linux/delay.h>
+#include <linux/completion.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/workqueue.h>
 #include <scsi/scsi_device.h>
@@ -17,21 +21,22 @@ static char *hctl = "";
 module_param(hctl, charp, 0444);
 MODULE_PARM_DESC(hctl, "The device whose state_mutex to hold, H:C:T:L");
 
-static unsigned int seconds = 10;
+static unsigned int seconds = 120;
 module_param(seconds, uint, 0444);
-MODULE_PARM_DESC(seconds, "How long to hold it (default 10)");
+MODULE_PARM_DESC(seconds, "How long to hold it at most, unless unloaded (default 120)");
 
 static bool held;
 module_param(held, bool, 0444);
 MODULE_PARM_DESC(held, "Whether the mutex is held now");
 
 static struct scsi_device *sdev;
+static DECLARE_COMPLETION(holdlock_release);
 
 static void holdlock_hold(struct work_struct *work)
 {
 	mutex_lock(&sdev->state_mutex);
 	WRITE_ONCE(held, true);
-	msleep(seconds * MSEC_PER_SEC);
+	wait_for_completion_timeout(&holdlock_release, msecs_to_jiffies(seconds * MSEC_PER_SEC));
 	WRITE_ONCE(held, false);
 	mutex_unlock(&sdev->state_mutex);
 }
@@ -54,12 +59,14 @@ static int __init holdlock_init(void)
 	scsi_host_put(shost);
 	if (!sdev)
 		return -ENODEV;
-	schedule_work(&holdlock_work);
+	/* Long: not on system_wq, where it would hold up a worker others wait for. */
+	queue_work(system_long_wq, &holdlock_work);
 	return 0;
 }
 
 static void __exit holdlock_exit(void)
 {
+	complete(&holdlock_release);
 	flush_work(&holdlock_work);
 	scsi_device_put(sdev);
 }

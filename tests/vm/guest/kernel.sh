@@ -2,7 +2,7 @@
 # The kernel module in the VM, on the real kernel: error and timeout events classified,
 # the LU's identity, SG_IO apart, no noise, storm coalescing, a 10,000-event burst replayed
 # from the history, permissions, and hot-remove and reload cycles.
-# tap-plan: 68
+# tap-plan: 69
 . /bin/lib.sh
 
 UAE_PARAMS="history_size=16384"
@@ -254,8 +254,8 @@ nothing_since() {
 check "and not as a block I/O error" nothing_since '.kind == "error" and .opcode == 255'
 
 # ---- a device whose state_mutex is held holds up nobody's events ----
-# uae_holdlock.ko holds $HCTL's state_mutex for 15 s (as a transport's unblock or the
-# error handler would find it).  A UA of that device and then one of the virtio disk:
+# uae_holdlock.ko holds $HCTL's state_mutex until it is unloaded (as a transport's
+# unblock or the error handler would find it).  A UA of that device and then one of the virtio disk:
 # both reach the monitor, and the first its uevent, while the mutex is still held.
 if [ -n "${VDISK:-}" ]; then
 	VHCTL=$(basename "$(readlink "/sys/block/$VDISK/device")")
@@ -267,7 +267,7 @@ if [ -n "${VDISK:-}" ]; then
 		wait_for 2 grep -q '^SYNTH_UUID=' /tmp/hold-uevents.txt
 	}
 	check "udevadm monitor listens" wait_for 20 hold_listens
-	insmod /modules/uae_holdlock.ko hctl="$HCTL" seconds=15
+	insmod /modules/uae_holdlock.ko hctl="$HCTL"
 	holding() { grep -qx Y /sys/module/uae_holdlock/parameters/held; }
 	check "the test helper holds $HCTL's state_mutex" wait_for 10 holding
 	vmarks() {
@@ -722,8 +722,8 @@ failed_init() {
 	fi
 	! uaectl status >/dev/null 2>&1 || { echo "the netlink family is still registered"; return 1; }
 }
-for fn in uaevents:uae_history_init uaevents:uae_capture_init genl_register_family \
-	  register_kprobe register_kretprobe tracepoint_probe_register; do
+for fn in uaevents:uae_history_init scsi_register_interface uaevents:uae_capture_init \
+	  genl_register_family register_kprobe register_kretprobe tracepoint_probe_register; do
 	check "$CYCLES loads failing at $fn: ENOMEM, nothing left behind" failed_init "$fn"
 done
 history_has() {
