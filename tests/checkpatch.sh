@@ -1,9 +1,9 @@
 #!/bin/sh
 # Kernel coding style: scripts/checkpatch.pl from Debian's linux-source-6.1 over every C
-# source and header of kernel/, sense/, kunit/ and the fault-injection helper, and the UAPI
-# header.  TAP, one line per file; fails on any warning.  Then the module built for each
-# test kernel named (make check's prep stages built them; a missing one fails): every
-# parameter described, identifiers without T10's text, no dead code.
+# source and header of kernel/, sense/, kunit/ and the test helpers (tests/vm/faultinj/),
+# and the UAPI header.  TAP, one line per file; fails on any warning.  Then the module
+# built for each test kernel named (make check's prep stages built them; a missing one
+# fails): every parameter described, identifiers without T10's text, no dead code.
 #
 #   checkpatch.sh SERIES...
 set -u

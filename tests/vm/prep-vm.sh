@@ -1,7 +1,8 @@
 #!/bin/sh
 # What every busybox VM of one test kernel boots with, built once per kernel and run:
-# uaevents.ko and the fault-injection helper built against its headers, and the initramfs
-# (which script runs is chosen on the kernel command line, so one image serves all).
+# uaevents.ko and the test helpers (tests/vm/faultinj/) built against its headers, and
+# the initramfs (which script runs is chosen on the kernel command line, so one image
+# serves all).
 #
 #   prep-vm.sh SERIES USERBIN OUTDIR     writes OUTDIR/initramfs.cpio.gz, prints its path
 set -eu

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The kernel module in the VM, on the real kernel: error and timeout events classified,
-# the LU's identity, SG_IO apart, no noise, storm coalescing, a 10,000-event burst replayed
-# from the history, permissions, and hot-remove and reload cycles.
+# the LU's identity, SG_IO apart, no event held up by a device's held state_mutex, no
+# noise, storm coalescing, a 10,000-event burst replayed from the history, permissions,
+# and hot-remove and reload cycles.
 # tap-plan: 69
 . /bin/lib.sh
 
