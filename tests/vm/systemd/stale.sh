@@ -70,7 +70,9 @@ unshare -m --propagation private sh -c "mount '/dev/${D1}1' /mnt/ns && exec slee
 ns_pid=$!
 # LUN 2: active swap.  LUN 3: a mounted btrfs (mountinfo shows 0:N, not the disk).
 swapon "/dev/${D2}2"
-mount -t btrfs "/dev/${D3}3" /mnt/btrfs && echo data >/mnt/btrfs/file
+# On disk before the LUNs go stale: writeback after it would fail (the LU no longer
+# answers), abort btrfs' transaction and take the file with it, whatever uaeventd does.
+mount -t btrfs "/dev/${D3}3" /mnt/btrfs && echo data >/mnt/btrfs/file && sync -f /mnt/btrfs/file
 # LUN 4: under device mapper.  LUN 5: a loop device's backing file.
 dmsetup create uae-stale --table "0 2048 linear /dev/$D4 0"
 loopdev=$(losetup -r -f --show "/dev/$D5")
@@ -108,7 +110,9 @@ udevadm settle
 cursor=$(journal_cursor)
 sleep 3
 echo 1 >"$SDEBUG/max_luns"
-touch_disk "$DISK"
+# LUN 0's next command reports the change; a direct read, not touch_disk's drop_caches,
+# so that the btrfs file stays in the page cache to be read back below.
+dd if="/dev/$DISK" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null
 check "the unused LUN 8 is removed" wait_for 90 stale_entry 8 '.UAEVENTS_STALE == "removed"'
 check "and gone from sysfs" wait_for 10 sh -c "! test -e /sys/class/scsi_device/$T:8"
 for n in 1 2 3 4 5 6 7; do
