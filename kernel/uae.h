@@ -113,6 +113,7 @@ struct uae_event {
 /* The storm window of one kind of occurrence (uae_coalesce.c). */
 struct uae_recent {
 	struct hlist_node hash;		/* in its bucket while in use */
+	struct hlist_node by_origin;	/* in its origin's bucket until the origin leaves */
 	struct list_head by_time;	/* free list, or recent list by last_ns */
 	struct list_head idle;		/* on the idle list while it holds nothing */
 	struct uae_coalesce_key key;
@@ -129,7 +130,8 @@ struct uae_recent {
 struct uae_coalescer {
 	struct uae_recent *slot;
 	struct hlist_head *bucket;
-	unsigned int bits;		/* 1 << bits buckets */
+	struct hlist_head *origin_bucket;	/* the same slots, by origin alone */
+	unsigned int bits;		/* 1 << bits buckets of each */
 	unsigned int nr;		/* slots */
 	unsigned int fine, fine_max;	/* slots of devices' keys in use, and their limit */
 	unsigned int held, held_max;	/* slots holding an event, devices' limit */
@@ -144,6 +146,11 @@ enum uae_coalesce_verdict {
 	UAE_COALESCE_FOLD,	/* repeats a held event: count it there */
 };
 
+/* What the capture path knows of an occurrence besides its key (uae_coalesce()'s @state). */
+#define UAE_COALESCE_SHORT	0x1	/* the pool runs low: a new storm is summarized */
+#define UAE_COALESCE_LEAVING	0x2	/* its device is being removed */
+#define UAE_COALESCE_HOST_LEAVING 0x4	/* and its host too */
+
 int uae_coalescer_init(struct uae_coalescer *c, unsigned int nr);
 void uae_coalescer_free(struct uae_coalescer *c);
 /*
@@ -151,13 +158,18 @@ void uae_coalescer_free(struct uae_coalescer *c);
  * event, nothing more to do.  PUBLISH: build an event and publish it.  HOLD: build an
  * event and give it to uae_coalesce_hold(@c, *@slot, ev).  Whatever the verdict, *@due
  * is a held event whose window has ended, to be published before this occurrence, or
- * NULL.  @short_of_events: the pool runs low, a new storm is summarized.  When the
- * occurrence goes to its host's summary, @key becomes the summary's key (its flags
- * have UAEVENTS_FLAG_SUMMARY).
+ * NULL.  @state: UAE_COALESCE_*.  When the occurrence goes to its host's summary, @key
+ * becomes the summary's key (its flags have UAEVENTS_FLAG_SUMMARY).
  */
 enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_coalesce_key *key,
-				       u64 now_ns, u64 window_ns, bool short_of_events,
+				       u64 now_ns, u64 window_ns, unsigned int state,
 				       struct uae_recent **slot, struct uae_event **due);
+/*
+ * @origin is being removed (and its host, if @host): no later occurrence, of a device
+ * the allocator may place at the same address, is counted in what it left.  Its held
+ * events are published when their windows end, as usual.
+ */
+void uae_coalesce_forget(struct uae_coalescer *c, const void *origin, const void *host);
 void uae_coalesce_hold(struct uae_coalescer *c, struct uae_recent *slot,
 		       struct uae_event *ev);
 struct uae_event *uae_coalesce_take_due(struct uae_coalescer *c, u64 now_ns, u64 window_ns);
@@ -185,6 +197,7 @@ int uae_capture_init(unsigned int max_pending);
 void uae_capture(const struct uae_capture *in);
 void uae_capture_flush(void);
 void uae_capture_window_changed(void);
+void uae_capture_device_leaving(struct scsi_device *sdev);
 u64 uae_last_seq(void);
 /* The last sequence number of each group, in @group_seq[UAE_GROUPS]; the global one. */
 u64 uae_last_seqs(u64 *group_seq);
@@ -193,6 +206,8 @@ void uae_capture_exit(void);
 /* uae_hooks.c */
 int uae_hooks_init(void);
 void uae_hooks_exit(void);
+/* Hits the kprobe machinery skipped: each may have been an event. */
+u64 uae_hooks_missed(void);
 
 /* uae_history.c */
 int uae_history_init(unsigned int size);

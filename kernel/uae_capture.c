@@ -37,6 +37,7 @@ static LIST_HEAD(uae_held);		/* held events still pinning their device */
 static u64 uae_seq;
 static u64 uae_group_seq[UAE_GROUPS];
 static struct uae_coalescer uae_coalescer;
+static bool uae_capture_live;		/* the coalescer exists */
 
 static void uae_deliver(struct work_struct *work);
 static DECLARE_WORK(uae_deliver_work, uae_deliver);
@@ -89,13 +90,52 @@ int uae_capture_init(unsigned int max_pending)
 	for (i = 0; i < max_pending; i++)
 		list_add_tail(&uae_pool[i].node, &uae_free);
 	uae_nr_free = uae_pool_size = max_pending;
+	raw_spin_lock_irq(&uae_lock);
+	uae_capture_live = true;
+	raw_spin_unlock_irq(&uae_lock);
 	return 0;
 }
 
-/* Under uae_lock: a quarter of the pool is left; new storms are summarized, not held. */
-static bool uae_short_of_events_locked(void)
+/* Under uae_lock: UAE_COALESCE_* for an occurrence on @sdev. */
+static unsigned int uae_coalesce_state_locked(struct scsi_device *sdev)
 {
-	return uae_nr_free < uae_pool_size / 4;
+	enum scsi_host_state hstate;
+	enum scsi_device_state state;
+	unsigned int ret = 0;
+
+	/*
+	 * Set under state_mutex and host_lock, read without them: a removal sets them
+	 * before it calls uae_capture_device_leaving(), which takes uae_lock, so an
+	 * occurrence counted after that sees them.
+	 */
+	hstate = data_race(sdev->host->shost_state);
+	/* The same for the device's state. */
+	state = data_race(sdev->sdev_state);
+
+	if (uae_nr_free < uae_pool_size / 4)
+		ret |= UAE_COALESCE_SHORT;
+	if (state == SDEV_CANCEL || state == SDEV_DEL)
+		ret |= UAE_COALESCE_LEAVING;
+	if (hstate == SHOST_CANCEL || hstate == SHOST_DEL || hstate == SHOST_CANCEL_RECOVERY ||
+	    hstate == SHOST_DEL_RECOVERY)
+		ret |= UAE_COALESCE_LEAVING | UAE_COALESCE_HOST_LEAVING;
+	return ret;
+}
+
+/*
+ * @sdev is being removed (its state is SDEV_CANCEL or SDEV_DEL): what the coalescer
+ * holds of it counts nothing of a device that may come at its address next.
+ */
+void uae_capture_device_leaving(struct scsi_device *sdev)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&uae_lock, flags);
+	if (uae_capture_live)
+		uae_coalesce_forget(&uae_coalescer, sdev,
+				    uae_coalesce_state_locked(sdev) & UAE_COALESCE_HOST_LEAVING ?
+				    sdev->host : NULL);
+	raw_spin_unlock_irqrestore(&uae_lock, flags);
 }
 
 /* Under uae_lock: @ev goes back to the pool. */
@@ -290,8 +330,9 @@ void uae_capture(const struct uae_capture *in)
 	}
 
 	raw_spin_lock_irqsave(&uae_lock, flags);
+	/* Short of events: a quarter of the pool is left, new storms are summarized. */
 	verdict = uae_coalesce(&uae_coalescer, &key, ktime_get_ns(), uae_window_ns(),
-			       uae_short_of_events_locked(), &slot, &due);
+			       uae_coalesce_state_locked(in->sdev), &slot, &due);
 	/* Counted in its host's summary: the event says so. */
 	if (key.flags & UAEVENTS_FLAG_SUMMARY) {
 		summary = *in;
@@ -330,10 +371,16 @@ void uae_capture(const struct uae_capture *in)
 		queue_work(system_unbound_wq, &uae_deliver_work);
 }
 
+/*
+ * Any user may read uevents: never one for a failed pass-through command, which stays
+ * with the subscribers of the sgio group (CAP_SYS_ADMIN; the kernel does not log it).
+ */
 static bool uae_wants_uevent(const struct uae_record *rec)
 {
 	unsigned int mode = READ_ONCE(uae_uevents);
 
+	if (rec->kind == UAEVENTS_KIND_SGIO)
+		return false;
 	return mode == UAEVENTS_UEVENTS_ALL ||
 	       (mode == UAEVENTS_UEVENTS_UA && rec->kind == UAEVENTS_KIND_UA);
 }
@@ -442,6 +489,10 @@ void uae_capture_exit(void)
 	cancel_delayed_work_sync(&uae_flush_work);
 	queue_work(system_unbound_wq, &uae_deliver_work);
 	flush_work(&uae_deliver_work);
+	/* A device removed from now on finds no coalescer to tell. */
+	raw_spin_lock_irq(&uae_lock);
+	uae_capture_live = false;
+	raw_spin_unlock_irq(&uae_lock);
 	uae_coalescer_free(&uae_coalescer);
 	vfree(uae_pool);
 	uae_pool = NULL;

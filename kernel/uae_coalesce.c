@@ -33,7 +33,8 @@ int uae_coalescer_init(struct uae_coalescer *c, unsigned int nr)
 	c->bits = ilog2(roundup_pow_of_two(nr));
 	c->slot = vcalloc(nr, sizeof(*c->slot));
 	c->bucket = vcalloc(1U << c->bits, sizeof(*c->bucket));
-	if (!c->slot || !c->bucket) {
+	c->origin_bucket = vcalloc(1U << c->bits, sizeof(*c->origin_bucket));
+	if (!c->slot || !c->bucket || !c->origin_bucket) {
 		uae_coalescer_free(c);
 		return -ENOMEM;
 	}
@@ -53,16 +54,18 @@ void uae_coalescer_free(struct uae_coalescer *c)
 {
 	vfree(c->slot);
 	vfree(c->bucket);
+	vfree(c->origin_bucket);
 	c->slot = NULL;
 	c->bucket = NULL;
+	c->origin_bucket = NULL;
 }
 
-static bool is_summary(const struct uae_coalesce_key *key)
+static bool uae_key_summary(const struct uae_coalesce_key *key)
 {
 	return key->flags & UAEVENTS_FLAG_SUMMARY;
 }
 
-static bool key_equal(const struct uae_coalesce_key *a, const struct uae_coalesce_key *b)
+static bool uae_key_equal(const struct uae_coalesce_key *a, const struct uae_coalesce_key *b)
 {
 	return a->origin == b->origin && a->host == b->host && a->flags == b->flags &&
 	       a->kind == b->kind && a->host_byte == b->host_byte && a->status == b->status &&
@@ -70,7 +73,7 @@ static bool key_equal(const struct uae_coalesce_key *a, const struct uae_coalesc
 	       a->opcode == b->opcode;
 }
 
-static struct hlist_head *bucket_of(struct uae_coalescer *c, const struct uae_coalesce_key *key)
+static struct hlist_head *uae_key_bucket(struct uae_coalescer *c, const struct uae_coalesce_key *key)
 {
 	u32 h = jhash_3words(key->kind | key->host_byte << 8 | key->status << 16 |
 			     key->sense_key << 24,
@@ -80,53 +83,59 @@ static struct hlist_head *bucket_of(struct uae_coalescer *c, const struct uae_co
 	return &c->bucket[hash_32(h, c->bits)];
 }
 
-static struct uae_recent *find(struct uae_coalescer *c, const struct uae_coalesce_key *key)
+static struct hlist_head *uae_origin_bucket(struct uae_coalescer *c, const void *origin)
+{
+	return &c->origin_bucket[hash_ptr(origin, c->bits)];
+}
+
+static struct uae_recent *uae_slot_find(struct uae_coalescer *c, const struct uae_coalesce_key *key)
 {
 	struct uae_recent *r;
 
-	hlist_for_each_entry(r, bucket_of(c, key), hash)
-		if (key_equal(&r->key, key))
+	hlist_for_each_entry(r, uae_key_bucket(c, key), hash)
+		if (uae_key_equal(&r->key, key))
 			return r;
 	return NULL;
 }
 
-static bool window_ended(const struct uae_recent *r, u64 now_ns, u64 window_ns)
+static bool uae_window_ended(const struct uae_recent *r, u64 now_ns, u64 window_ns)
 {
 	return now_ns - r->last_ns >= window_ns;
 }
 
 /* A slot in use that holds nothing and whose window has ended goes back to the free list. */
-static void release(struct uae_coalescer *c, struct uae_recent *r)
+static void uae_slot_release(struct uae_coalescer *c, struct uae_recent *r)
 {
 	hlist_del(&r->hash);
+	hlist_del_init(&r->by_origin);
 	list_del(&r->idle);
 	list_move(&r->by_time, &c->free);
-	if (!is_summary(&r->key))
+	if (!uae_key_summary(&r->key))
 		c->fine--;
 }
 
 /*
  * The slots published longest ago that hold nothing and whose window has ended go, a few
- * at a time: this runs with interrupts off, and new_slot() takes ended ones too.
+ * at a time: this runs with interrupts off, and uae_slot_new() takes ended ones too.
  */
 #define UAE_PRUNE_BATCH 16
 
-static void prune(struct uae_coalescer *c, u64 now_ns, u64 window_ns)
+static void uae_prune(struct uae_coalescer *c, u64 now_ns, u64 window_ns)
 {
 	struct uae_recent *r;
 	int n = 0;
 
 	while (n++ < UAE_PRUNE_BATCH &&
 	       (r = list_first_entry_or_null(&c->recent, struct uae_recent, by_time)) &&
-	       !r->held && window_ended(r, now_ns, window_ns))
-		release(c, r);
+	       !r->held && uae_window_ended(r, now_ns, window_ns))
+		uae_slot_release(c, r);
 }
 
 /*
  * A slot for a new key: a free one, else the idle one published longest ago if its
  * window has ended.  A slot whose key may still storm is never taken.
  */
-static struct uae_recent *new_slot(struct uae_coalescer *c, const struct uae_coalesce_key *key,
+static struct uae_recent *uae_slot_new(struct uae_coalescer *c, const struct uae_coalesce_key *key,
 				   u64 now_ns, u64 window_ns)
 {
 	struct uae_recent *r;
@@ -134,10 +143,10 @@ static struct uae_recent *new_slot(struct uae_coalescer *c, const struct uae_coa
 
 	while (n++ < UAE_PRUNE_BATCH &&
 	       (r = list_first_entry_or_null(&c->idle, struct uae_recent, idle)) &&
-	       window_ended(r, now_ns, window_ns) &&
-	       (list_empty(&c->free) || (!is_summary(key) && c->fine >= c->fine_max)))
-		release(c, r);
-	if (!is_summary(key) && c->fine >= c->fine_max)
+	       uae_window_ended(r, now_ns, window_ns) &&
+	       (list_empty(&c->free) || (!uae_key_summary(key) && c->fine >= c->fine_max)))
+		uae_slot_release(c, r);
+	if (!uae_key_summary(key) && c->fine >= c->fine_max)
 		return NULL;
 	r = list_first_entry_or_null(&c->free, struct uae_recent, by_time);
 	if (!r)
@@ -145,16 +154,17 @@ static struct uae_recent *new_slot(struct uae_coalescer *c, const struct uae_coa
 	r->key = *key;
 	r->last_ns = now_ns;
 	r->held = NULL;
-	hlist_add_head(&r->hash, bucket_of(c, key));
+	hlist_add_head(&r->hash, uae_key_bucket(c, key));
+	hlist_add_head(&r->by_origin, uae_origin_bucket(c, key->origin));
 	list_move_tail(&r->by_time, &c->recent);
 	list_add_tail(&r->idle, &c->idle);
-	if (!is_summary(key))
+	if (!uae_key_summary(key))
 		c->fine++;
 	return r;
 }
 
 /* The held event of @r leaves the coalescer; a storm that goes on waits a whole window. */
-static struct uae_event *take(struct uae_coalescer *c, struct uae_recent *r, u64 now_ns)
+static struct uae_event *uae_slot_take(struct uae_coalescer *c, struct uae_recent *r, u64 now_ns)
 {
 	struct uae_event *ev = r->held;
 
@@ -167,7 +177,7 @@ static struct uae_event *take(struct uae_coalescer *c, struct uae_recent *r, u64
 }
 
 /* @key becomes the key of its host's summary of this kind of failure. */
-static void summarize(struct uae_coalesce_key *key)
+static void uae_summarize(struct uae_coalesce_key *key)
 {
 	key->origin = key->host;
 	key->opcode = 0;
@@ -175,10 +185,11 @@ static void summarize(struct uae_coalesce_key *key)
 }
 
 enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_coalesce_key *key,
-				       u64 now_ns, u64 window_ns, bool short_of_events,
+				       u64 now_ns, u64 window_ns, unsigned int state,
 				       struct uae_recent **slot, struct uae_event **due)
 {
 	bool may_summarize = key->kind != UAEVENTS_KIND_UA;
+	bool short_of_events = state & UAE_COALESCE_SHORT;
 	struct uae_coalesce_key fine_key = *key;
 	struct uae_recent *r;
 
@@ -186,16 +197,29 @@ enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_coale
 	*due = NULL;
 	if (!window_ns) {
 		/* Coalescing just turned off: what the key held goes out first. */
-		r = find(c, key);
+		r = uae_slot_find(c, key);
 		if (r && r->held)
-			*due = take(c, r, now_ns);
+			*due = uae_slot_take(c, r, now_ns);
 		return UAE_COALESCE_PUBLISH;
 	}
-	prune(c, now_ns, window_ns);
+	/*
+	 * A device on its way out gets no slot: uae_coalesce_forget() has run or will, and
+	 * the allocator may give its address to the next one.  Its failures (the commands
+	 * in flight at removal) go to its host's summary; with the host leaving too, and
+	 * for a unit attention, each is published as it comes.
+	 */
+	if (state & UAE_COALESCE_HOST_LEAVING)
+		return UAE_COALESCE_PUBLISH;
+	if (state & UAE_COALESCE_LEAVING) {
+		if (!may_summarize)
+			return UAE_COALESCE_PUBLISH;
+		short_of_events = true;
+	}
+	uae_prune(c, now_ns, window_ns);
 again:
-	r = find(c, key);
-	if (!r && short_of_events && may_summarize && !is_summary(key)) {
-		summarize(key);
+	r = uae_slot_find(c, key);
+	if (!r && short_of_events && may_summarize && !uae_key_summary(key)) {
+		uae_summarize(key);
 		goto again;
 	}
 	/*
@@ -203,20 +227,20 @@ again:
 	 * before this occurrence, which opens the next window.  (Only one: a second, of the
 	 * summary, folds this occurrence and is flushed in its turn.)
 	 */
-	if (r && r->held && window_ended(r, now_ns, window_ns) && !*due)
-		*due = take(c, r, now_ns);
+	if (r && r->held && uae_window_ended(r, now_ns, window_ns) && !*due)
+		*due = uae_slot_take(c, r, now_ns);
 	if (r && r->held) {
 		/* (Saturating: a host's summary over an hour-long window.) */
 		if (r->held->rec.repeat < U32_MAX)
 			r->held->rec.repeat++;
 		return UAE_COALESCE_FOLD;
 	}
-	if (r && !window_ended(r, now_ns, window_ns)) {
+	if (r && !uae_window_ended(r, now_ns, window_ns)) {
 		/* Holding an event for a device takes one from the pool for a window. */
-		if (!is_summary(key) && (short_of_events || c->held >= c->held_max)) {
+		if (!uae_key_summary(key) && (short_of_events || c->held >= c->held_max)) {
 			if (!may_summarize)
 				return UAE_COALESCE_PUBLISH;
-			summarize(key);
+			uae_summarize(key);
 			goto again;
 		}
 		*slot = r;
@@ -229,9 +253,9 @@ again:
 		list_move_tail(&r->idle, &c->idle);
 		return UAE_COALESCE_PUBLISH;
 	}
-	r = new_slot(c, key, now_ns, window_ns);
-	if (!r && may_summarize && !is_summary(key)) {
-		summarize(key);
+	r = uae_slot_new(c, key, now_ns, window_ns);
+	if (!r && may_summarize && !uae_key_summary(key)) {
+		uae_summarize(key);
 		goto again;
 	}
 	/* No slot at all: published, uncoalesced rather than lost, as what it is. */
@@ -256,11 +280,11 @@ struct uae_event *uae_coalesce_take_due(struct uae_coalescer *c, u64 now_ns, u64
 	struct uae_recent *r, *tmp;
 
 	list_for_each_entry_safe(r, tmp, &c->recent, by_time) {
-		if (!window_ended(r, now_ns, window_ns))
+		if (!uae_window_ended(r, now_ns, window_ns))
 			break;
 		if (r->held)
-			return take(c, r, now_ns);
-		release(c, r);
+			return uae_slot_take(c, r, now_ns);
+		uae_slot_release(c, r);
 	}
 	return NULL;
 }
@@ -277,4 +301,25 @@ u64 uae_coalesce_next_due(const struct uae_coalescer *c, u64 window_ns)
 		return U64_MAX;
 	r = list_first_entry(&c->recent, struct uae_recent, by_time);
 	return r->last_ns + window_ns;
+}
+
+/* The key keeps its bucket, where no key can match it any more. */
+static void uae_forget_origin(struct uae_coalescer *c, const void *origin)
+{
+	struct hlist_node *tmp;
+	struct uae_recent *r;
+
+	hlist_for_each_entry_safe(r, tmp, uae_origin_bucket(c, origin), by_origin) {
+		if (r->key.origin == origin) {
+			r->key.origin = NULL;
+			hlist_del_init(&r->by_origin);
+		}
+	}
+}
+
+void uae_coalesce_forget(struct uae_coalescer *c, const void *origin, const void *host)
+{
+	uae_forget_origin(c, origin);
+	if (host)
+		uae_forget_origin(c, host);
 }

@@ -40,7 +40,7 @@ unsigned int uae_history_size(void)
 	return uae_ring_size;
 }
 
-static struct uae_slot *slot_at(unsigned int i)	/* i-th oldest */
+static struct uae_slot *uae_ring_at(unsigned int i)	/* i-th oldest */
 {
 	return &uae_ring[(uae_ring_head + uae_ring_size - uae_ring_count + i) % uae_ring_size];
 }
@@ -67,7 +67,7 @@ void uae_history_mark_read(u64 seq)
 
 	mutex_lock(&uae_history_lock);
 	if (uae_ring_count) {
-		s = slot_at(uae_ring_count - 1);
+		s = uae_ring_at(uae_ring_count - 1);
 		if (s->rec.seq == seq)
 			s->read = true;
 	}
@@ -86,7 +86,7 @@ u64 uae_history_first_seq(void)
 	u64 seq;
 
 	mutex_lock(&uae_history_lock);
-	seq = uae_ring_count ? slot_at(0)->rec.seq : 0;
+	seq = uae_ring_count ? uae_ring_at(0)->rec.seq : 0;
 	mutex_unlock(&uae_history_lock);
 	return seq;
 }
@@ -103,13 +103,13 @@ int uae_history_next(u64 after, struct uae_record *rec, u64 *lost, bool mark_rea
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
-		if (slot_at(mid)->rec.seq <= after)
+		if (uae_ring_at(mid)->rec.seq <= after)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo < uae_ring_count) {
-		s = slot_at(lo);
+		s = uae_ring_at(lo);
 		*rec = s->rec;
 		if (mark_read)
 			s->read = true;

@@ -11,6 +11,8 @@
  *    only when the midlayer gave up on it (see uae_timeout_ret()).
  * Every handler runs in atomic context.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/blk-mq.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -35,15 +37,25 @@ static u32 uae_rq_flags(struct request *rq)
 }
 
 /*
- * Unit attentions the midlayer caused or expects and handles itself: after its own
- * reset (expecting_cc_ua), the 3Fh/0Eh that every other LUN of a target repeats once
- * one has reported it (expecting_lun_change), and those while the device is suspended.
+ * Unit attentions the midlayer expects, by its own tests (scsi_check_sense() retries them
+ * without telling anyone, scsi_report_sense() does not print them):
+ *  - after its own reset (expecting_cc_ua), any but 28h/00h, which it passes up because
+ *    some devices queue a medium change behind the reset's UA;
+ *  - the 3Fh/0Eh every other LUN of a target repeats once one has reported it
+ *    (expecting_lun_change);
+ *  - 04h/01h, the LU becoming ready;
+ *  - a power-on or reset (29h) while runtime PM powers the device down and up
+ *    (silence_suspend): its expected side effect.
  */
 static bool uae_ua_expected(struct scsi_device *sdev, const struct uae_sense *s)
 {
-	if (sdev->expecting_cc_ua || sdev->silence_suspend)
+	if (sdev->expecting_cc_ua && !(s->asc == 0x28 && s->ascq == 0x00))
 		return true;
-	return s->asc == 0x3f && s->ascq == 0x0e && sdev->sdev_target->expecting_lun_change;
+	if (s->asc == 0x3f && s->ascq == 0x0e && sdev->sdev_target->expecting_lun_change)
+		return true;
+	if (s->asc == 0x04 && s->ascq == 0x01)
+		return true;
+	return s->asc == 0x29 && sdev->silence_suspend;
 }
 
 static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -178,8 +190,7 @@ static struct kretprobe uae_timeout_probe = {
 	.entry_handler = uae_timeout_entry,
 	.handler = uae_timeout_ret,
 	.data_size = sizeof(struct uae_timeout_data),
-	/* Timers expire from one work item per queue: this many at once is plenty. */
-	.maxactive = 64,
+	/* .maxactive: set at init, from the number of CPUs. */
 };
 
 static struct tracepoint *uae_rq_error_tp;
@@ -198,23 +209,29 @@ int uae_hooks_init(void)
 	uae_check_sense_probe.addr = (kprobe_opcode_t *)scsi_check_sense;
 	ret = register_kprobe(&uae_check_sense_probe);
 	if (ret) {
-		pr_err("uaevents: cannot probe scsi_check_sense: %d\n", ret);
+		pr_err("cannot probe scsi_check_sense: %d\n", ret);
 		return ret;
 	}
+	/*
+	 * Timers expire from kblockd's work items, at most a few running per CPU at once.
+	 * The kernel's default, twice the CPUs, leaves no slack; a call that finds no free
+	 * instance is skipped and counted in nmissed, which GET_STATS reports as a loss.
+	 */
+	uae_timeout_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
 	ret = register_kretprobe(&uae_timeout_probe);
 	if (ret) {
-		pr_err("uaevents: cannot probe scsi_timeout: %d\n", ret);
+		pr_err("cannot probe scsi_timeout: %d\n", ret);
 		goto out_sense;
 	}
 	for_each_kernel_tracepoint(uae_find_tracepoint, NULL);
 	if (!uae_rq_error_tp) {
-		pr_err("uaevents: no block_rq_error tracepoint in this kernel\n");
+		pr_err("no block_rq_error tracepoint in this kernel\n");
 		ret = -ENOENT;
 		goto out_timeout;
 	}
 	ret = tracepoint_probe_register(uae_rq_error_tp, uae_block_rq_error, NULL);
 	if (ret) {
-		pr_err("uaevents: cannot attach to block_rq_error: %d\n", ret);
+		pr_err("cannot attach to block_rq_error: %d\n", ret);
 		goto out_timeout;
 	}
 	return 0;
@@ -224,6 +241,16 @@ out_timeout:
 out_sense:
 	unregister_kprobe(&uae_check_sense_probe);
 	return ret;
+}
+
+u64 uae_hooks_missed(void)
+{
+	/*
+	 * The kernel's own counters, read without its locks (they only grow): hits while
+	 * a kprobe handler ran, and timeouts that found no free kretprobe instance.
+	 */
+	return data_race((u64)uae_check_sense_probe.nmissed + uae_timeout_probe.kp.nmissed +
+			 uae_timeout_probe.nmissed);
 }
 
 void uae_hooks_exit(void)

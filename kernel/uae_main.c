@@ -6,6 +6,8 @@
  * and queues them; a work item records each in the history (uae_history.c), multicasts it
  * over generic netlink (uae_netlink.c) and sends a uevent (uae_uevent.c).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/random.h>
 
@@ -83,7 +85,7 @@ unsigned int uae_uevents = UAEVENTS_UEVENTS_UA;
 module_param_cb(uevents, &uae_param_ops_uevents, &uae_uevents, 0644);
 __MODULE_PARM_TYPE(uevents, "uint");
 MODULE_PARM_DESC(uevents,
-		 "Send KOBJ_CHANGE uevents: 0 never, 1 for unit attentions, 2 for every event (default 1)");
+		 "Send KOBJ_CHANGE uevents: 0 never, 1 for unit attentions, 2 for errors and timeouts too, never for SG_IO failures (default 1)");
 
 static int __init uae_init(void)
 {
@@ -105,7 +107,7 @@ static int __init uae_init(void)
 	ret = uae_hooks_init();
 	if (ret)
 		goto out_netlink;
-	pr_info("uaevents: loaded, instance %016llx\n", uae_instance_id);
+	pr_info("loaded, instance %016llx\n", uae_instance_id);
 	return 0;
 
 out_netlink:
@@ -131,7 +133,7 @@ static void __exit uae_exit(void)
 	uae_capture_exit();
 	uae_uevent_exit();
 	uae_history_exit();
-	pr_info("uaevents: unloaded after %llu events\n", uae_last_seq());
+	pr_info("unloaded after %llu events\n", uae_last_seq());
 }
 
 module_init(uae_init);

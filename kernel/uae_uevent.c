@@ -48,9 +48,10 @@ static DEFINE_MUTEX(uae_uevent_lock);
 
 /*
  * __scsi_remove_device() sets the state to SDEV_CANCEL (or SDEV_DEL), then unregisters
- * the scsi_device class device, which calls this, and only then deletes the device and
- * sends its remove uevent.  A send that saw the device running is over once this has
- * taken the lock; any later one sees it leaving.
+ * the scsi_device class device (@dev, sdev_dev), which calls this, and only then deletes
+ * the device and sends its remove uevent.  A send that saw the device running is over
+ * once this has taken the lock; any later one sees it leaving.  The coalescer learns of
+ * it here too.  (Also called for every device when this module unregisters.)
  */
 #ifdef UAE_REMOVE_DEV_DEV_ONLY
 static void uae_uevent_removing(struct device *dev)
@@ -58,6 +59,7 @@ static void uae_uevent_removing(struct device *dev)
 static void uae_uevent_removing(struct device *dev, struct class_interface *intf)
 #endif
 {
+	uae_capture_device_leaving(container_of(dev, struct scsi_device, sdev_dev));
 	mutex_lock(&uae_uevent_lock);
 	mutex_unlock(&uae_uevent_lock);
 }

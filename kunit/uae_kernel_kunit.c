@@ -52,14 +52,17 @@ static void coalescer_free(struct uae_coalescer *c)
 	uae_coalescer_free(c);
 }
 
-/* What the capture path does with a verdict; any event that fell due is added to *@due. */
-static enum uae_coalesce_verdict coalesce(struct uae_coalescer *c, struct uae_event *ev,
-					  u64 now, u64 w, u32 *due)
+/*
+ * What the capture path does with a verdict, for an occurrence in @state (UAE_COALESCE_*);
+ * any event that fell due is added to *@due.
+ */
+static enum uae_coalesce_verdict coalesce_in(struct uae_coalescer *c, struct uae_event *ev,
+					     u64 now, u64 w, unsigned int state, u32 *due)
 {
 	struct uae_recent *slot;
 	struct uae_event *late;
 	struct kunit_event *kev = container_of(ev, struct kunit_event, ev);
-	enum uae_coalesce_verdict v = uae_coalesce(c, &kev->key, now, w, false, &slot, &late);
+	enum uae_coalesce_verdict v = uae_coalesce(c, &kev->key, now, w, state, &slot, &late);
 
 	if (late && due)
 		*due += late->rec.repeat;
@@ -68,6 +71,12 @@ static enum uae_coalesce_verdict coalesce(struct uae_coalescer *c, struct uae_ev
 	if (v == UAE_COALESCE_HOLD)
 		uae_coalesce_hold(c, slot, ev);
 	return v;
+}
+
+static enum uae_coalesce_verdict coalesce(struct uae_coalescer *c, struct uae_event *ev,
+					  u64 now, u64 w, u32 *due)
+{
+	return coalesce_in(c, ev, now, w, 0, due);
 }
 
 static void uae_kunit_coalesce_off(struct kunit *test)
@@ -230,7 +239,8 @@ static void tally_coalesce(struct uae_coalescer *c, struct uae_event *ev, u64 no
 	struct uae_event *late;
 
 	t->occurrences++;
-	switch (uae_coalesce(c, &kev->key, now, w, short_of_events, &slot, &late)) {
+	switch (uae_coalesce(c, &kev->key, now, w, short_of_events ? UAE_COALESCE_SHORT : 0,
+			     &slot, &late)) {
 	case UAE_COALESCE_PUBLISH:
 		ev->rec.flags = kev->key.flags;
 		tally_event(t, ev);
@@ -394,7 +404,8 @@ static void uae_kunit_coalesce_conserves_many(struct kunit *test)
 				  0x20 + (seed >> 12) % 2, 0);
 		kev = container_of(ev, struct kunit_event, ev);
 		occurrences++;
-		switch (uae_coalesce(c, &kev->key, now, w, (seed >> 20) % 8 == 0, &slot, &late)) {
+		switch (uae_coalesce(c, &kev->key, now, w,
+				     (seed >> 20) % 8 == 0 ? UAE_COALESCE_SHORT : 0, &slot, &late)) {
 		case UAE_COALESCE_PUBLISH:
 			counted++;
 			break;
@@ -435,8 +446,8 @@ static void uae_kunit_coalesce_short(struct kunit *test)
 	for (i = 0; i < 3; i++) {
 		ev[i] = new_event_of(test, &dev[i], UAEVENTS_KIND_ERROR, 0x11, 0);
 		kev = container_of(ev[i], struct kunit_event, ev);
-		KUNIT_EXPECT_EQ(test, uae_coalesce(c, &kev->key, MS(i), MS(1000), true, &slot,
-						   &late),
+		KUNIT_EXPECT_EQ(test, uae_coalesce(c, &kev->key, MS(i), MS(1000),
+						   UAE_COALESCE_SHORT, &slot, &late),
 				i == 0 ? UAE_COALESCE_PUBLISH :
 				i == 1 ? UAE_COALESCE_HOLD : UAE_COALESCE_FOLD);
 		KUNIT_EXPECT_TRUE(test, kev->key.flags & UAEVENTS_FLAG_SUMMARY);
@@ -448,8 +459,9 @@ static void uae_kunit_coalesce_short(struct kunit *test)
 	for (i = 0; i < 2; i++) {
 		ua = new_event(test, &dev[3], 0x2a);
 		kev = container_of(ua, struct kunit_event, ev);
-		KUNIT_EXPECT_EQ(test, uae_coalesce(c, &kev->key, MS(10 + i), MS(1000), true,
-						   &slot, &late), UAE_COALESCE_PUBLISH);
+		KUNIT_EXPECT_EQ(test, uae_coalesce(c, &kev->key, MS(10 + i), MS(1000),
+						   UAE_COALESCE_SHORT, &slot, &late),
+				UAE_COALESCE_PUBLISH);
 		KUNIT_EXPECT_FALSE(test, kev->key.flags & UAEVENTS_FLAG_SUMMARY);
 	}
 	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(2000), 0), ev[1]);
@@ -473,6 +485,101 @@ static void uae_kunit_coalesce_turned_off(struct kunit *test)
 			UAE_COALESCE_PUBLISH);
 	KUNIT_EXPECT_EQ(test, due, 2U);
 	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(3), 0));
+	expect_empty(test, c);
+	coalescer_free(c);
+}
+
+/*
+ * A device removed while its storm is held: the next device the allocator places at the
+ * same address has events of its own, none of its occurrences counted in the old one's.
+ */
+static void uae_kunit_coalesce_readded(struct kunit *test)
+{
+	struct uae_coalescer *c = coalescer_new(test, 32);
+	struct uae_event *held, *next;
+	u64 w = MS(1000);
+
+	coalesce(c, new_event(test, test, 0x2a), MS(0), w, NULL);
+	held = new_event(test, test, 0x2a);
+	KUNIT_EXPECT_EQ(test, coalesce(c, held, MS(1), w, NULL), UAE_COALESCE_HOLD);
+	uae_coalesce_forget(c, test, NULL);
+	/* The next device at that address: its first event is published at once. */
+	KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0x2a), MS(2), w, NULL),
+			UAE_COALESCE_PUBLISH);
+	next = new_event(test, test, 0x2a);
+	KUNIT_EXPECT_EQ(test, coalesce(c, next, MS(3), w, NULL), UAE_COALESCE_HOLD);
+	KUNIT_EXPECT_EQ(test, coalesce(c, new_event(test, test, 0x2a), MS(4), w, NULL),
+			UAE_COALESCE_FOLD);
+	/* The old storm still goes out when its window ends, with its own count. */
+	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(1000), w), held);
+	KUNIT_EXPECT_EQ(test, held->rec.repeat, 1U);
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(1000), w));
+	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(1002), w), next);
+	KUNIT_EXPECT_EQ(test, next->rec.repeat, 2U);
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(5000), 0));
+	expect_empty(test, c);
+	coalescer_free(c);
+}
+
+/* A host removed with its summary held: a host at the same address starts its own. */
+static void uae_kunit_coalesce_host_readded(struct kunit *test)
+{
+	struct uae_coalescer *c = coalescer_new(test, 32);
+	struct uae_event *held;
+	u64 w = MS(1000);
+	u8 dev[2];
+
+	coalesce_in(c, new_event_of(test, &dev[0], UAEVENTS_KIND_ERROR, 0x11, 0), MS(0), w,
+		    UAE_COALESCE_SHORT, NULL);
+	held = new_event_of(test, &dev[0], UAEVENTS_KIND_ERROR, 0x11, 0);
+	KUNIT_EXPECT_EQ(test, coalesce_in(c, held, MS(1), w, UAE_COALESCE_SHORT, NULL),
+			UAE_COALESCE_HOLD);
+	KUNIT_EXPECT_TRUE(test, held->rec.flags & UAEVENTS_FLAG_SUMMARY);
+	uae_coalesce_forget(c, &dev[0], &kunit_host);
+	KUNIT_EXPECT_EQ(test, coalesce_in(c, new_event_of(test, &dev[1], UAEVENTS_KIND_ERROR,
+							  0x11, 0),
+					  MS(2), w, UAE_COALESCE_SHORT, NULL),
+			UAE_COALESCE_PUBLISH);
+	KUNIT_EXPECT_EQ(test, held->rec.repeat, 1U);
+	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(5000), 0), held);
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(5000), 0));
+	expect_empty(test, c);
+	coalescer_free(c);
+}
+
+/*
+ * A device on its way out takes no slot: its failures go to its host's summary, a unit
+ * attention is published each time, and with the host leaving too nothing is held.
+ */
+static void uae_kunit_coalesce_leaving(struct kunit *test)
+{
+	struct uae_coalescer *c = coalescer_new(test, 32);
+	struct uae_event *ev[3];
+	u64 w = MS(1000);
+	u8 dev;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ev[i] = new_event_of(test, &dev, UAEVENTS_KIND_ERROR, 0x11, 0);
+		KUNIT_EXPECT_EQ(test, coalesce_in(c, ev[i], MS(i), w, UAE_COALESCE_LEAVING, NULL),
+				i == 0 ? UAE_COALESCE_PUBLISH :
+				i == 1 ? UAE_COALESCE_HOLD : UAE_COALESCE_FOLD);
+		KUNIT_EXPECT_TRUE(test, ev[i]->rec.flags & UAEVENTS_FLAG_SUMMARY);
+	}
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, coalesce_in(c, new_event(test, &dev, 0x2a), MS(3 + i), w,
+						  UAE_COALESCE_LEAVING, NULL),
+				UAE_COALESCE_PUBLISH);
+		ev[0] = new_event_of(test, &dev, UAEVENTS_KIND_ERROR, 0x11, 0);
+		KUNIT_EXPECT_EQ(test, coalesce_in(c, ev[0], MS(5 + i), w,
+						  UAE_COALESCE_LEAVING | UAE_COALESCE_HOST_LEAVING,
+						  NULL),
+				UAE_COALESCE_PUBLISH);
+		KUNIT_EXPECT_FALSE(test, ev[0]->rec.flags & UAEVENTS_FLAG_SUMMARY);
+	}
+	KUNIT_EXPECT_EQ(test, ev[1]->rec.repeat, 2U);
+	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(5000), 0), ev[1]);
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(5000), 0));
 	expect_empty(test, c);
 	coalescer_free(c);
 }
@@ -557,6 +664,9 @@ static struct kunit_case uae_kernel_cases[] = {
 	KUNIT_CASE(uae_kunit_coalesce_conserves_many),
 	KUNIT_CASE(uae_kunit_coalesce_short),
 	KUNIT_CASE(uae_kunit_coalesce_turned_off),
+	KUNIT_CASE(uae_kunit_coalesce_readded),
+	KUNIT_CASE(uae_kunit_coalesce_host_readded),
+	KUNIT_CASE(uae_kunit_coalesce_leaving),
 	KUNIT_CASE(uae_kunit_message),
 	KUNIT_CASE(uae_kunit_message_ua_and_full),
 	{}

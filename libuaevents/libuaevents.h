@@ -205,6 +205,8 @@ struct uae_kernel_stats {
 	uint64_t mcast_overflow;	/* a subscriber's socket overflowed */
 	uint32_t coalesce_ms;
 	uint8_t uevents;		/* 0 none, 1 unit attentions, 2 all */
+	/* Added in 0.3: a module of 0.2 or older leaves it 0. */
+	uint64_t probe_missed;		/* hook calls the kernel skipped: possible events lost */
 };
 
 /* -EINVAL: @size is too small for the fields of the first version. */

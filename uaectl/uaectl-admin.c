@@ -119,6 +119,7 @@ int cmd_status(int argc, char **argv)
 		json_object_object_add(o, "queue_full", json_object_new_uint64(st.queue_full));
 		json_object_object_add(o, "mcast_overflow",
 				       json_object_new_uint64(st.mcast_overflow));
+		json_object_object_add(o, "probe_missed", json_object_new_uint64(st.probe_missed));
 		json_object_object_add(o, "coalesce_ms", json_object_new_int64(st.coalesce_ms));
 		json_object_object_add(o, "uevents", json_object_new_int(st.uevents));
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
@@ -130,8 +131,9 @@ int cmd_status(int argc, char **argv)
 	printf("History:           %u slots, oldest event held %" PRIu64 "\n",
 	       st.history_size, st.history_first_seq);
 	printf("Lost:              %" PRIu64 " fell out of the history unread, %" PRIu64
-	       " not captured (no memory), %" PRIu64 " not captured (queue full)\n",
-	       st.lost_unread, st.alloc_failed, st.queue_full);
+	       " not captured (no memory), %" PRIu64 " not captured (queue full), %" PRIu64
+	       " hook calls skipped by the kernel\n",
+	       st.lost_unread, st.alloc_failed, st.queue_full, st.probe_missed);
 	printf("Coalesced:         %" PRIu64 " occurrences\n", st.coalesced);
 	printf("Subscriber overflows: %" PRIu64 "\n", st.mcast_overflow);
 	printf("Settings:          coalesce_ms=%u uevents=%u\n", st.coalesce_ms, st.uevents);

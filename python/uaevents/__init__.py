@@ -271,7 +271,8 @@ def kernel_stats() -> Mapping[str, int]:
               ("history_size", ctypes.c_uint32), ("lost_unread", ctypes.c_uint64),
               ("coalesced", ctypes.c_uint64), ("alloc_failed", ctypes.c_uint64),
               ("queue_full", ctypes.c_uint64), ("mcast_overflow", ctypes.c_uint64),
-              ("coalesce_ms", ctypes.c_uint32), ("uevents", ctypes.c_uint8)]
+              ("coalesce_ms", ctypes.c_uint32), ("uevents", ctypes.c_uint8),
+              ("probe_missed", ctypes.c_uint64)]
     st = type("uae_kernel_stats", (ctypes.Structure,), {"_fields_": fields})()
     st.size = ctypes.sizeof(st)
     r = _lib.uae_kernel_stats(ctypes.byref(st))

@@ -66,11 +66,15 @@ enum uaevents_kind {
  */
 #define UAEVENTS_FLAG_SUMMARY		0x40
 
-/* UAEVENTS_ATTR_UEVENTS: which events also become KOBJ_CHANGE uevents. */
+/*
+ * UAEVENTS_ATTR_UEVENTS: which events also become KOBJ_CHANGE uevents.  Any user reads
+ * uevents: they carry no LBA, sense bytes or serial, and a failed SG_IO command (kind
+ * SGIO) never becomes one, whatever the mode.
+ */
 enum uaevents_uevent_mode {
 	UAEVENTS_UEVENTS_NONE = 0,
 	UAEVENTS_UEVENTS_UA,		/* unit attentions (default) */
-	UAEVENTS_UEVENTS_ALL,		/* every event */
+	UAEVENTS_UEVENTS_ALL,		/* unit attentions, errors and timeouts */
 };
 
 /* Limits of the settings, also enforced on the module's parameters. */
@@ -145,6 +149,12 @@ enum uaevents_attr {
 	UAEVENTS_ATTR_STAT_ERROR_LAST_SEQ,	/* u64 */
 	UAEVENTS_ATTR_STAT_SGIO_LAST_SEQ,	/* u64 */
 	UAEVENTS_ATTR_DUMP_LOST,		/* u64 */
+	/*
+	 * Appended in 0.3.  GET_STATS: occurrences the hooks could not see because the
+	 * kernel's kprobe machinery skipped a handler (no free kretprobe instance, a probe
+	 * hit while another ran); each may have been an event, so it counts as a loss.
+	 */
+	UAEVENTS_ATTR_STAT_PROBE_MISSED,	/* u64 */
 
 	__UAEVENTS_ATTR_MAX,
 	UAEVENTS_ATTR_MAX = __UAEVENTS_ATTR_MAX - 1

@@ -3,7 +3,7 @@
 # the LU's identity, SG_IO apart, no event held up by a device's held state_mutex, no
 # noise, storm coalescing, a 10,000-event burst replayed from the history, permissions,
 # and hot-remove and reload cycles.
-# tap-plan: 69
+# tap-plan: 72
 . /bin/lib.sh
 
 UAE_PARAMS="history_size=16384"
@@ -253,6 +253,23 @@ nothing_since() {
 	return 1
 }
 check "and not as a block I/O error" nothing_since '.kind == "error" and .opcode == 255'
+# Any user reads uevents: a failed SG_IO command never becomes one, even with uevents=2.
+# has_n N FILTER: the monitor printed at least N events that match the jq filter.
+has_n() { [ "$(jq -s "map(select($2)) | length" /tmp/monitor.json)" -ge "$1" ]; }
+sgio_no_uevent() {
+	delivered_so_far || { echo "the marker UA never reached the monitor" >"$SAW"; return 1; }
+	uevents_printed 10 || { echo "udevadm monitor printed no synthetic uevent" >"$SAW"; return 1; }
+	if grep -q '^UAEVENTS_KIND=sgio$' /tmp/uevents.txt; then
+		grep -B12 '^UAEVENTS_KIND=sgio$' /tmp/uevents.txt >"$SAW"
+		return 1
+	fi
+}
+uaectl config --uevents all
+sg_raw "/dev/$SG" ff 00 00 00 00 00 >/dev/null 2>&1
+check "with uevents=2, the second failed SG_IO command arrives too" \
+	wait_for 10 has_n 2 '.kind == "sgio" and .opcode == 255'
+check "and no uevent of any SG_IO failure: any user could read it" sgio_no_uevent
+uaectl config --uevents ua
 
 # ---- a device whose state_mutex is held holds up nobody's events ----
 # uae_holdlock.ko holds $HCTL's state_mutex until it is unloaded (as a transport's
@@ -366,6 +383,9 @@ if injection_or_skip 3 "sustained storm of failed TEST UNIT READYs"; then
 		sh -c "[ '$nevents' -ge 2 ] && [ '$nevents' -le $windows ] && [ '$nevents' -lt '${failed:-0}' ]"
 	uaectl config --coalesce-ms 1000
 fi
+# The timeouts, the error handler and the storms above: none of the hooks' calls skipped.
+check "the kernel skipped no call of the hooks: probe_missed is 0" \
+	test "$(stat_of probe_missed)" = 0
 
 # ---- permissions ----
 tap_diag "as nobody: $($NOBODY uaectl status 2>&1 | head -n 2 | tr "\n" " ")"
