@@ -49,6 +49,34 @@ static const struct nla_policy uae_inject_policy[UAEVENTS_ATTR_MAX + 1] = {
 
 static struct genl_family uae_family;
 
+/* What pre_doit is given, and where a dump's parsed attributes are (kernel/Kbuild). */
+#ifdef UAE_GENL_SPLIT_OPS
+#define uae_genl_op genl_split_ops
+#define uae_dump_attrs(cb) (genl_info_dump(cb)->attrs)
+#else
+#define uae_genl_op genl_ops
+#define uae_dump_attrs(cb) (genl_dumpit_info(cb)->attrs)
+#endif
+
+/* An operation's internal_flags. */
+#define UAE_OP_SYS_ADMIN	BIT(0)	/* needs CAP_SYS_ADMIN, see the UAPI header */
+
+static int uae_check_sys_admin(struct sk_buff *skb, struct netlink_ext_ack *extack)
+{
+	if (netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(extack, "needs CAP_SYS_ADMIN");
+	return -EPERM;
+}
+
+/* Permissions for every doit, by its flags (GENL_ADMIN_PERM means CAP_NET_ADMIN). */
+static int uae_pre_doit(const struct uae_genl_op *ops, struct sk_buff *skb, struct genl_info *info)
+{
+	if (!(ops->internal_flags & UAE_OP_SYS_ADMIN))
+		return 0;
+	return uae_check_sys_admin(skb, info->extack);
+}
+
 static int uae_fill_event(struct sk_buff *skb, const struct uae_record *rec,
 			  u32 portid, u32 seq, int flags, u64 lost)
 {
@@ -143,16 +171,18 @@ struct uae_dump_ctx {
 
 static_assert(sizeof(struct uae_dump_ctx) <= sizeof_field(struct netlink_callback, ctx));
 
+/* pre_doit is not called for dumps: a dump checks in its start. */
 static int uae_history_start(struct netlink_callback *cb)
 {
 	struct uae_dump_ctx *ctx = (struct uae_dump_ctx *)cb->ctx;
-	/* Validated against uae_history_policy by the genetlink core already. */
-	const struct nlattr *since = nlmsg_find_attr(cb->nlh, GENL_HDRLEN,
-						     UAEVENTS_ATTR_SINCE_SEQ);
+	/* Parsed and validated against uae_history_policy by the genetlink core. */
+	struct nlattr *since = uae_dump_attrs(cb)[UAEVENTS_ATTR_SINCE_SEQ];
+	int ret;
 
 	/* Events name devices, LBAs of failed I/O and serials: see the UAPI header. */
-	if (!netlink_capable(cb->skb, CAP_SYS_ADMIN))
-		return -EPERM;
+	ret = uae_check_sys_admin(cb->skb, cb->extack);
+	if (ret)
+		return ret;
 	ctx->last_seq = since ? nla_get_u64(since) : 0;
 	ctx->mark_read = true;
 	return 0;
@@ -176,31 +206,14 @@ static int uae_history_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-/* Changing the module's behaviour, or making events that make uaeventd act. */
-static int uae_check_admin(struct sk_buff *skb, struct genl_info *info)
-{
-	if (netlink_capable(skb, CAP_SYS_ADMIN))
-		return 0;
-	GENL_SET_ERR_MSG(info, "needs CAP_SYS_ADMIN");
-	return -EPERM;
-}
-
 static int uae_cmd_clear_history(struct sk_buff *skb, struct genl_info *info)
 {
-	int ret = uae_check_admin(skb, info);
-
-	if (ret)
-		return ret;
 	uae_history_clear();
 	return 0;
 }
 
 static int uae_cmd_set_config(struct sk_buff *skb, struct genl_info *info)
 {
-	int ret = uae_check_admin(skb, info);
-
-	if (ret)
-		return ret;
 	if (info->attrs[UAEVENTS_ATTR_COALESCE_MS]) {
 		WRITE_ONCE(uae_coalesce_ms, nla_get_u32(info->attrs[UAEVENTS_ATTR_COALESCE_MS]));
 		uae_capture_window_changed();
@@ -219,10 +232,7 @@ static int uae_cmd_inject(struct sk_buff *skb, struct genl_info *info)
 	struct scsi_device *sdev;
 	struct uae_sense sense;
 	u32 i, count;
-	int ret = uae_check_admin(skb, info);
 
-	if (ret)
-		return ret;
 	if (GENL_REQ_ATTR_CHECK(info, UAEVENTS_ATTR_HOST) ||
 	    GENL_REQ_ATTR_CHECK(info, UAEVENTS_ATTR_CHANNEL) ||
 	    GENL_REQ_ATTR_CHECK(info, UAEVENTS_ATTR_TARGET) ||
@@ -285,21 +295,25 @@ static const struct genl_ops uae_ops[] = {
 		.policy = uae_history_policy,
 		.maxattr = UAEVENTS_ATTR_MAX,
 	},
+	/* Changing the module's behaviour, or making events that make uaeventd act. */
 	{
 		.cmd = UAEVENTS_CMD_CLEAR_HISTORY,
 		.doit = uae_cmd_clear_history,
+		.internal_flags = UAE_OP_SYS_ADMIN,
 	},
 	{
 		.cmd = UAEVENTS_CMD_SET_CONFIG,
 		.doit = uae_cmd_set_config,
 		.policy = uae_config_policy,
 		.maxattr = UAEVENTS_ATTR_MAX,
+		.internal_flags = UAE_OP_SYS_ADMIN,
 	},
 	{
 		.cmd = UAEVENTS_CMD_INJECT,
 		.doit = uae_cmd_inject,
 		.policy = uae_inject_policy,
 		.maxattr = UAEVENTS_ATTR_MAX,
+		.internal_flags = UAE_OP_SYS_ADMIN,
 	},
 };
 
@@ -313,6 +327,7 @@ static struct genl_family uae_family __ro_after_init = {
 	 * mutex); genl_unregister_family() still waits for running operations.
 	 */
 	.parallel_ops = true,
+	.pre_doit = uae_pre_doit,
 	.ops = uae_ops,
 	.n_ops = ARRAY_SIZE(uae_ops),
 	.mcgrps = uae_mcgrps,
