@@ -213,17 +213,18 @@ u64 uae_hooks_missed(void);
 int uae_history_init(unsigned int size);
 void uae_history_exit(void);
 void uae_history_add(const struct uae_record *rec);
-/* Every subscriber got the newest event, @seq: it is not lost if it falls out unread. */
+/* Every subscriber, or a dump, got event @seq: it is not lost if it falls out unread. */
 void uae_history_mark_read(u64 seq);
 void uae_history_clear(void);
 unsigned int uae_history_size(void);
 u64 uae_history_first_seq(void);
 /*
- * Copy the oldest event with seq > @after into @rec, and mark it read if @mark_read.
- * Returns 0, or -ENOENT when there is none.  *@lost: events after @after that fell out
- * of the history before this one.
+ * Copy the oldest event with seq > @after into @rec.  Returns 0, or -ENOENT when there
+ * is none.  *@lost: the numbers after @after and before this event that the history
+ * cannot give: events that fell out of it, and those never captured (queue_full),
+ * which took a number too.
  */
-int uae_history_next(u64 after, struct uae_record *rec, u64 *lost, bool mark_read);
+int uae_history_next(u64 after, struct uae_record *rec, u64 *lost);
 
 /* uae_message.c */
 int uae_put_record(struct sk_buff *skb, const struct uae_record *rec, u64 instance);

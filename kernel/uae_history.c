@@ -26,6 +26,8 @@ int uae_history_init(unsigned int size)
 	if (!uae_ring)
 		return -ENOMEM;
 	uae_ring_size = size;
+	uae_ring_head = 0;
+	uae_ring_count = 0;
 	return 0;
 }
 
@@ -61,16 +63,31 @@ void uae_history_add(const struct uae_record *rec)
 	mutex_unlock(&uae_history_lock);
 }
 
+/* Under uae_history_lock: the index of the oldest event with seq > @after, or the count. */
+static unsigned int uae_ring_search(u64 after)
+{
+	unsigned int lo = 0, hi = uae_ring_count;
+
+	/* Sequence numbers grow along the ring. */
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (uae_ring_at(mid)->rec.seq <= after)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void uae_history_mark_read(u64 seq)
 {
-	struct uae_slot *s;
+	unsigned int i;
 
 	mutex_lock(&uae_history_lock);
-	if (uae_ring_count) {
-		s = uae_ring_at(uae_ring_count - 1);
-		if (s->rec.seq == seq)
-			s->read = true;
-	}
+	i = seq ? uae_ring_search(seq - 1) : uae_ring_count;
+	if (i < uae_ring_count && uae_ring_at(i)->rec.seq == seq)
+		uae_ring_at(i)->read = true;
 	mutex_unlock(&uae_history_lock);
 }
 
@@ -91,29 +108,18 @@ u64 uae_history_first_seq(void)
 	return seq;
 }
 
-int uae_history_next(u64 after, struct uae_record *rec, u64 *lost, bool mark_read)
+int uae_history_next(u64 after, struct uae_record *rec, u64 *lost)
 {
-	unsigned int lo = 0, hi;
 	struct uae_slot *s;
+	unsigned int i;
 	int ret = -ENOENT;
 
 	mutex_lock(&uae_history_lock);
-	/* Sequence numbers grow along the ring: binary search the first one > after. */
-	hi = uae_ring_count;
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (uae_ring_at(mid)->rec.seq <= after)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < uae_ring_count) {
-		s = uae_ring_at(lo);
+	i = uae_ring_search(after);
+	if (i < uae_ring_count) {
+		s = uae_ring_at(i);
 		*rec = s->rec;
-		if (mark_read)
-			s->read = true;
-		/* Events after @after that fell out of the history (none before the first). */
+		/* Numbers after @after the history cannot give: none before the first event. */
 		*lost = s->rec.seq > after + 1 ? s->rec.seq - after - 1 : 0;
 		ret = 0;
 	}

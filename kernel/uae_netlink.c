@@ -166,7 +166,6 @@ nospace:
 /* Where a history dump stands, between its calls. */
 struct uae_dump_ctx {
 	u64 last_seq;		/* the sequence number last sent */
-	bool mark_read;		/* the reader counts for loss accounting */
 };
 
 static_assert(sizeof(struct uae_dump_ctx) <= sizeof_field(struct netlink_callback, ctx));
@@ -184,7 +183,6 @@ static int uae_history_start(struct netlink_callback *cb)
 	if (ret)
 		return ret;
 	ctx->last_seq = since ? nla_get_u64(since) : 0;
-	ctx->mark_read = true;
 	return 0;
 }
 
@@ -196,10 +194,12 @@ static int uae_history_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 	if (!rec)
 		return -ENOMEM;
-	while (uae_history_next(ctx->last_seq, rec, &lost, ctx->mark_read) == 0) {
+	while (uae_history_next(ctx->last_seq, rec, &lost) == 0) {
 		if (uae_fill_event(skb, rec, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				   NLM_F_MULTI, lost))
 			break;
+		/* In the reply, which goes to the reader's socket when this returns. */
+		uae_history_mark_read(rec->seq);
 		ctx->last_seq = rec->seq;
 	}
 	kfree(rec);

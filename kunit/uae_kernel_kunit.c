@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the module's logic that runs without SCSI hardware: storm coalescing
- * (kernel/uae_coalesce.c) and the netlink attributes of an event (kernel/uae_message.c).
+ * (kernel/uae_coalesce.c), the history ring (kernel/uae_history.c) and the netlink
+ * attributes of an event (kernel/uae_message.c).
  */
 #include <kunit/test.h>
 #include <net/netlink.h>
 
 #include "uae_coalesce.c"
+#include "uae_history.c"
 #include "uae_message.c"
+
+/* uae_main.c's, which the history counts in. */
+struct uae_stats uae_stats;
 
 #define MS(n) ((u64)(n) * NSEC_PER_MSEC)
 
@@ -584,6 +589,96 @@ static void uae_kunit_coalesce_leaving(struct kunit *test)
 	coalescer_free(c);
 }
 
+/* Events @from to @to into the history, skipping the numbers in @skip (queue_full). */
+static void history_add_range(u64 from, u64 to, u64 skip_from, u64 skip_to)
+{
+	struct uae_record rec = {};
+	u64 seq;
+
+	for (seq = from; seq <= to; seq++) {
+		if (seq >= skip_from && seq <= skip_to)
+			continue;
+		rec.seq = seq;
+		uae_history_add(&rec);
+	}
+}
+
+/* The event after @after and the numbers before it the history cannot give. */
+static void expect_next(struct kunit *test, u64 after, u64 seq, u64 lost)
+{
+	struct uae_record rec;
+	u64 got_lost = U64_MAX;
+
+	KUNIT_ASSERT_EQ(test, uae_history_next(after, &rec, &got_lost), 0);
+	KUNIT_EXPECT_EQ(test, rec.seq, seq);
+	KUNIT_EXPECT_EQ(test, got_lost, lost);
+}
+
+/*
+ * The ring wraps: the oldest events fall out, counted when unread; a reader behind them
+ * learns how many numbers it missed, one that kept up learns of none.
+ */
+static void uae_kunit_history_wrap(struct kunit *test)
+{
+	s64 unread = atomic64_read(&uae_stats.lost_unread);
+	struct uae_record rec;
+	u64 lost;
+
+	KUNIT_ASSERT_EQ(test, uae_history_init(16), 0);
+	KUNIT_EXPECT_EQ(test, uae_history_first_seq(), 0ULL);
+	KUNIT_EXPECT_EQ(test, uae_history_next(0, &rec, &lost), -ENOENT);
+	history_add_range(1, 40, 0, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&uae_stats.lost_unread) - unread, 24LL);
+	KUNIT_EXPECT_EQ(test, uae_history_first_seq(), 25ULL);
+	expect_next(test, 0, 25, 24);
+	expect_next(test, 10, 25, 14);
+	expect_next(test, 24, 25, 0);
+	expect_next(test, 30, 31, 0);
+	expect_next(test, 39, 40, 0);
+	KUNIT_EXPECT_EQ(test, uae_history_next(40, &rec, &lost), -ENOENT);
+	KUNIT_EXPECT_EQ(test, uae_history_next(1000, &rec, &lost), -ENOENT);
+	/* Every slot's position, through another wrap: a search over a ring at any offset. */
+	history_add_range(41, 47, 0, 0);
+	expect_next(test, 31, 32, 0);
+	expect_next(test, 46, 47, 0);
+	uae_history_clear();
+	KUNIT_EXPECT_EQ(test, uae_history_first_seq(), 0ULL);
+	KUNIT_EXPECT_EQ(test, uae_history_next(0, &rec, &lost), -ENOENT);
+	uae_history_exit();
+}
+
+/* Numbers never captured (queue_full) are holes in the ring: a reader learns of them. */
+static void uae_kunit_history_holes(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, uae_history_init(16), 0);
+	history_add_range(1, 10, 3, 6);
+	expect_next(test, 0, 1, 0);
+	expect_next(test, 2, 7, 4);
+	expect_next(test, 4, 7, 2);
+	expect_next(test, 7, 8, 0);
+	uae_history_exit();
+}
+
+/*
+ * What every subscriber got, or a dump sent, is not lost when it falls out: the newest
+ * (delivery) and any other (a dump) are marked read.
+ */
+static void uae_kunit_history_read(struct kunit *test)
+{
+	s64 unread = atomic64_read(&uae_stats.lost_unread);
+
+	KUNIT_ASSERT_EQ(test, uae_history_init(16), 0);
+	history_add_range(1, 16, 0, 0);
+	uae_history_mark_read(16);
+	uae_history_mark_read(3);
+	uae_history_mark_read(4);
+	uae_history_mark_read(99);	/* not there: nothing */
+	uae_history_mark_read(0);
+	history_add_range(17, 32, 0, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&uae_stats.lost_unread) - unread, 13LL);
+	uae_history_exit();
+}
+
 static const struct uae_record uae_kunit_record = {
 	.seq = 42, .timestamp_ns = 1000, .kind = UAEVENTS_KIND_ERROR, .flags = 1, .repeat = 3,
 	.host = 2, .channel = 0, .target = 1, .lun = 7, .devname = "sdc", .sgdev = "sg2",
@@ -667,6 +762,9 @@ static struct kunit_case uae_kernel_cases[] = {
 	KUNIT_CASE(uae_kunit_coalesce_readded),
 	KUNIT_CASE(uae_kunit_coalesce_host_readded),
 	KUNIT_CASE(uae_kunit_coalesce_leaving),
+	KUNIT_CASE(uae_kunit_history_wrap),
+	KUNIT_CASE(uae_kunit_history_holes),
+	KUNIT_CASE(uae_kunit_history_read),
 	KUNIT_CASE(uae_kunit_message),
 	KUNIT_CASE(uae_kunit_message_ua_and_full),
 	{}

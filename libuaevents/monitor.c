@@ -81,6 +81,8 @@ struct uae_monitor {
 	uint64_t last_seq;
 	uint64_t last_group_seq[UAE_GROUPS];
 	bool group_known[UAE_GROUPS];
+	/* Groups subscribed to; a replay hands out the others' events too. */
+	bool joined[UAE_GROUPS];
 	uint64_t overflows;
 	/* An event accepted behind the gap event handed out just before it. */
 	struct uae_event *after_gap;
@@ -282,6 +284,10 @@ static int update_groups(struct uae_monitor *m)
 
 		if (r < 0 && want)
 			return uae_nlerr_to_errno(r);
+		/* Joined again: where it stood went stale while it was left. */
+		if (want && !m->joined[i])
+			m->group_known[i] = false;
+		m->joined[i] = want;
 	}
 	return 0;
 }
@@ -621,14 +627,27 @@ static uint64_t missed_before(const struct uae_monitor *m, const struct uae_even
 
 	if (ev->instance != m->last_instance || ev->seq <= m->last_seq)
 		return 0;
-	/* Fell out of the kernel's history before a replay reached them. */
+	/* A group not subscribed to (its events come only in replays) loses nothing of ours. */
+	if (!m->joined[g])
+		return 0;
+	/*
+	 * Where this monitor stands in the event's group, the group's numbers tell exactly:
+	 * the other groups' events in between, replayed or not, are none of its business.
+	 */
+	if (ev->group_seq && m->group_known[g])
+		return ev->group_seq > m->last_group_seq[g] ?
+		       ev->group_seq - m->last_group_seq[g] - 1 : 0;
+	/*
+	 * Otherwise (a replay from a global number, the group's first event since): what
+	 * the history could not give between the last event and this one, of any group, as
+	 * the kernel cannot tell their groups.  A subscriber of some groups may be told of
+	 * more than it lost, never of less.
+	 */
 	if (ev->dump_lost)
 		return ev->dump_lost;
 	/* A module without group numbers: only the global one tells. */
 	if (!ev->group_seq)
 		return ev->seq - m->last_seq - 1;
-	if (m->group_known[g] && ev->group_seq > m->last_group_seq[g])
-		return ev->group_seq - m->last_group_seq[g] - 1;
 	return 0;
 }
 

@@ -27,7 +27,7 @@ struct uae_event {
 	uint32_t flags, repeat;
 	uint64_t seq, instance, gap, timestamp_ns;
 	uint64_t group_seq;		/* 0 from a module that sends none */
-	uint64_t dump_lost;		/* replayed: fell out of the history before it */
+	uint64_t dump_lost;		/* replayed: numbers before it the history lacked */
 	bool live;			/* from the socket, not a replay */
 	unsigned int host, channel, target;
 	uint64_t lun;

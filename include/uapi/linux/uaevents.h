@@ -140,8 +140,10 @@ enum uaevents_attr {
 	 * 3 discard...), for block requests.  GROUP_SEQ: the sequence number within the
 	 * event's multicast group, from 1, by which a subscriber of some groups tells a loss
 	 * from the other groups' events.  STAT_*_LAST_SEQ: GET_STATS, the last GROUP_SEQ of
-	 * each group.  DUMP_LOST: on a GET_HISTORY event, the events after SINCE_SEQ that
-	 * fell out of the history before it.
+	 * each group.  DUMP_LOST: on a GET_HISTORY event, the sequence numbers between
+	 * SINCE_SEQ (or the dump's event before it) and it that the history cannot give:
+	 * events that fell out of it unread (STAT_LOST_UNREAD) or read, and events never
+	 * captured (STAT_QUEUE_FULL), which take their numbers too.  All of any group.
 	 */
 	UAEVENTS_ATTR_REQ_OP,			/* u8 */
 	UAEVENTS_ATTR_GROUP_SEQ,		/* u64 */

@@ -3,7 +3,7 @@
 # the LU's identity, SG_IO apart, no event held up by a device's held state_mutex, no
 # noise, storm coalescing, a 10,000-event burst replayed from the history, permissions,
 # and hot-remove and reload cycles.
-# tap-plan: 72
+# tap-plan: 75
 . /bin/lib.sh
 
 UAE_PARAMS="history_size=16384"
@@ -437,6 +437,31 @@ check "every sequence number of the burst arrived exactly once, no gap" \
 		 and all(.gap == 0)' /tmp/burst.json
 tap_diag "burst subscriber: $(cat /tmp/burst.err | tr '\n' ' ')"
 kill "$burst_pid" 2>/dev/null
+# A subscriber of the UA group alone overflows in a burst of UAs, after 100 errors: its
+# replay passes through the errors, which it never subscribed to, and are not its losses.
+uaectl monitor --json --filter kind=ua >/tmp/uamon.json 2>/tmp/uamon.err &
+uamon_pid=$!
+wait_for 10 waits_in_poll "$uamon_pid"
+uamon_listening=$?
+kill -STOP "$uamon_pid"
+overflow_before=$(stat_of mcast_overflow)
+uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count 100
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a1000000000 --count 5000
+ua_end=$(stat_of last_seq)
+kill -CONT "$uamon_pid"
+uamon_overflowed() {
+	[ "$uamon_listening" -eq 0 ] ||
+		{ echo "the kind=ua subscriber never waited in poll()" >"$SAW"; return 1; }
+	[ "$(stat_of mcast_overflow)" -gt "$overflow_before" ]
+}
+check "a kind=ua subscriber stopped during 5000 UAs overflowed" uamon_overflowed
+uamon_done() { jq -n -e --argjson last "$ua_end" 'any(inputs; .seq == $last)' /tmp/uamon.json >/dev/null; }
+check "it caught up on the UAs from the history" wait_for 120 uamon_done
+check "and reported no gap: the 100 errors its replay passed are not its losses" \
+	jq -e -s 'map(select(.kind == "ua")) | length >= 5000 and
+		(map(select(.kind == "gap" or .gap > 0)) | length == 0)' /tmp/uamon.json
+tap_diag "kind=ua subscriber: $(jq -s -c 'map(select(.kind == "gap" or .gap > 0)) | .[0:3]' /tmp/uamon.json) $(head -c 300 /tmp/uamon.err)"
+kill "$uamon_pid" 2>/dev/null
 # The history is replayed a page at a time, a bounded amount of work per receive: the
 # whole of it still arrives, once each and in order, filtered or not.
 uaectl inject --hctl "$HCTL" --sense 700006000000000a000000003f0e00000000 --count 2 >/dev/null
@@ -605,7 +630,7 @@ kill "$MONITOR_PID" 2>/dev/null	# no subscriber at all now
 # Every subscriber this script started has exited, not only been signalled: one still
 # there would follow the module below and read the events.
 # shellcheck disable=SC2086
-wait_for 10 gone "$MONITOR_PID" "$ERRMON_PID" "$UAEVENTD_PID" "$burst_pid" ${pool_mon:-} \
+wait_for 10 gone "$MONITOR_PID" "$ERRMON_PID" "$UAEVENTD_PID" "$burst_pid" "$uamon_pid" ${pool_mon:-} \
 	$RELOAD_MONS
 nobody=$?
 rmmod uaevents
