@@ -45,15 +45,8 @@ delivered_so_far() {
 	wait_for 10 more_markers "$marks"
 }
 
-# uevents_printed SECONDS: udevadm monitor printed a synthetic "change" uevent of the
-# scsi_device written now, and so every uevent the kernel sent before it.
-synth_count() { grep -c '^SYNTH_UUID=' /tmp/uevents.txt; }
-more_synth() { [ "$(synth_count)" -gt "$1" ]; }
-uevents_printed() {
-	synth=$(synth_count)
-	echo change >"/sys/block/$DISK/device/uevent" || return 1
-	wait_for "$1" more_synth "$synth"
-}
+# uevents_printed SECONDS: udevadm monitor printed every uevent sent so far (lib.sh).
+uevents_printed() { udev_printed /tmp/uevents.txt "/sys/block/$DISK/device" "$1"; }
 
 # ---- uevents: the kernel's own netlink uevents, as udev would receive them ----
 udevadm monitor --kernel --property --subsystem-match=scsi >/tmp/uevents.txt 2>&1 &

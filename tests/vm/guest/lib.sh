@@ -121,6 +121,19 @@ uptime_ms() {
 	echo $((${up%.*} * 1000 + (1${up#*.} - 100) * 10))
 }
 
+# udev_printed FILE DEVICE SECONDS: the `udevadm monitor --property` writing FILE printed a
+# synthetic "change" uevent written now to DEVICE's sysfs uevent file (one with
+# SYNTH_UUID=), and so every uevent the kernel sent before it.  Also its "listening": a
+# synthetic uevent written before it subscribed is lost, one written after is printed.
+synth_printed() { grep -c '^SYNTH_UUID=' "$1"; }
+more_synth_printed() { [ "$(synth_printed "$1")" -gt "$2" ]; }
+udev_printed() {
+	local printed
+	printed=$(synth_printed "$1")
+	echo change >"$2/uevent" || return 1
+	wait_for "$3" more_synth_printed "$1" "$printed"
+}
+
 start_journald() {
 	mkdir -p /run/systemd/journal /var/log
 	/lib/systemd/systemd-journald &

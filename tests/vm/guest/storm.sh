@@ -111,12 +111,8 @@ check "no gap reported to the subscriber" no_gap
 check "uaectl config --uevents all" uaectl config --uevents all
 udevadm monitor --kernel --property --subsystem-match=scsi >/tmp/storm-uevents.txt 2>&1 &
 UDEV_PID=$!
-# Listening once it printed a synthetic uevent written after it started (one written
-# before is lost: write another).
-udev_listens() {
-	echo change >"/sys/block/$first_disk/device/uevent"
-	wait_for 2 grep -q '^SYNTH_UUID=' /tmp/storm-uevents.txt
-}
+# Listening once it printed a synthetic uevent written after it started (lib.sh).
+udev_listens() { udev_printed /tmp/storm-uevents.txt "/sys/block/$first_disk/device" 2; }
 check "udevadm monitor listens" wait_for 20 udev_listens
 from=$(($(stat_of last_seq) + 1))
 full_before=$(stat_of queue_full)
