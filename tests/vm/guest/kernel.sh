@@ -132,6 +132,22 @@ uevents_off() {
 	uevents_are UAEVENTS_EVENT=CAPACITY_DATA_HAS_CHANGED 2
 }
 check "uevents switched off: no UAEVENTS uevent for the next UA" uevents_off
+# Any user reads uevents: a failed SG_IO command never becomes one, even with uevents=2.
+# has_n N FILTER: the monitor printed at least N events that match the jq filter.
+has_n() { [ "$(jq -s "map(select($2)) | length" /tmp/monitor.json)" -ge "$1" ]; }
+sgio_no_uevent() {
+	delivered_so_far || { echo "the marker UA never reached the monitor" >"$SAW"; return 1; }
+	uevents_printed 10 || { echo "udevadm monitor printed no synthetic uevent" >"$SAW"; return 1; }
+	if grep -q '^UAEVENTS_KIND=sgio$' /tmp/uevents.txt; then
+		grep -B12 '^UAEVENTS_KIND=sgio$' /tmp/uevents.txt >"$SAW"
+		return 1
+	fi
+}
+uaectl config --uevents all
+sg_raw "/dev/$SG" ff 00 00 00 00 00 >/dev/null 2>&1
+check "with uevents=2, a failed SG_IO command arrives" \
+	wait_for 10 has_n 1 '.kind == "sgio" and .opcode == 255'
+check "and no uevent of any SG_IO failure: any user could read it" sgio_no_uevent
 uaectl config --uevents ua
 uaectl config --coalesce-ms 1000
 kill "$UDEVMON_PID"
@@ -246,23 +262,6 @@ nothing_since() {
 	return 1
 }
 check "and not as a block I/O error" nothing_since '.kind == "error" and .opcode == 255'
-# Any user reads uevents: a failed SG_IO command never becomes one, even with uevents=2.
-# has_n N FILTER: the monitor printed at least N events that match the jq filter.
-has_n() { [ "$(jq -s "map(select($2)) | length" /tmp/monitor.json)" -ge "$1" ]; }
-sgio_no_uevent() {
-	delivered_so_far || { echo "the marker UA never reached the monitor" >"$SAW"; return 1; }
-	uevents_printed 10 || { echo "udevadm monitor printed no synthetic uevent" >"$SAW"; return 1; }
-	if grep -q '^UAEVENTS_KIND=sgio$' /tmp/uevents.txt; then
-		grep -B12 '^UAEVENTS_KIND=sgio$' /tmp/uevents.txt >"$SAW"
-		return 1
-	fi
-}
-uaectl config --uevents all
-sg_raw "/dev/$SG" ff 00 00 00 00 00 >/dev/null 2>&1
-check "with uevents=2, the second failed SG_IO command arrives too" \
-	wait_for 10 has_n 2 '.kind == "sgio" and .opcode == 255'
-check "and no uevent of any SG_IO failure: any user could read it" sgio_no_uevent
-uaectl config --uevents ua
 
 # ---- a device whose state_mutex is held holds up nobody's events ----
 # uae_holdlock.ko holds $HCTL's state_mutex until it is unloaded (as a transport's
