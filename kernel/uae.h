@@ -91,11 +91,16 @@ static inline u8 uae_group_of(u8 kind)
 /*
  * What two occurrences must share to be coalesced into one event: the device (its host,
  * for a host's summary), what happened and to which command, and the flags, which tell a
- * user's command from the kernel's and an expected failure from news.
+ * user's command from the kernel's and an expected failure from news.  The device is its
+ * object and its address: a device that never became visible (a scan's probe of a LUN)
+ * is freed without a removal to forget it by, and the allocator may hand its memory to
+ * the probe of the next LUN.
  */
 struct uae_coalesce_key {
 	const void *origin;	/* the scsi_device; its Scsi_Host in a summary */
 	const void *host;	/* the Scsi_Host: what a summary's origin becomes */
+	u64 lun;		/* the address: H:C:T:L, only H in a summary */
+	u32 host_no, channel, id;
 	u32 flags;		/* UAEVENTS_FLAG_*, UAEVENTS_FLAG_SUMMARY in a summary */
 	u8 kind, host_byte, status, sense_key, asc, ascq, opcode;
 };
@@ -148,8 +153,7 @@ enum uae_coalesce_verdict {
 
 /* What the capture path knows of an occurrence besides its key (uae_coalesce()'s @state). */
 #define UAE_COALESCE_SHORT	0x1	/* the pool runs low: a new storm is summarized */
-#define UAE_COALESCE_LEAVING	0x2	/* its device is being removed */
-#define UAE_COALESCE_HOST_LEAVING 0x4	/* and its host too */
+#define UAE_COALESCE_LEAVING	0x2	/* its device (or host) is being removed */
 
 int uae_coalescer_init(struct uae_coalescer *c, unsigned int nr);
 void uae_coalescer_free(struct uae_coalescer *c);
@@ -167,9 +171,10 @@ enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_coale
 /*
  * @origin is being removed (and its host, if @host): no later occurrence, of a device
  * the allocator may place at the same address, is counted in what it left.  Its held
- * events are published when their windows end, as usual.
+ * events are published when their windows end, as usual.  A few slots a call: call
+ * again, with interrupts on in between, while it returns true.
  */
-void uae_coalesce_forget(struct uae_coalescer *c, const void *origin, const void *host);
+bool uae_coalesce_forget(struct uae_coalescer *c, const void *origin, const void *host);
 void uae_coalesce_hold(struct uae_coalescer *c, struct uae_recent *slot,
 		       struct uae_event *ev);
 struct uae_event *uae_coalesce_take_due(struct uae_coalescer *c, u64 now_ns, u64 window_ns);

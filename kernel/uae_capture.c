@@ -96,46 +96,52 @@ int uae_capture_init(unsigned int max_pending)
 	return 0;
 }
 
+/* @shost is being removed. */
+static bool uae_host_leaving(struct Scsi_Host *shost)
+{
+	enum scsi_host_state state;
+
+	/*
+	 * Set under host_lock, read without it: scsi_remove_host() sets it before it removes
+	 * the devices, each removal calls uae_capture_device_leaving(), which takes uae_lock,
+	 * so an occurrence counted after that sees it.
+	 */
+	state = data_race(shost->shost_state);
+
+	return state == SHOST_CANCEL || state == SHOST_DEL || state == SHOST_CANCEL_RECOVERY ||
+	       state == SHOST_DEL_RECOVERY;
+}
+
 /* Under uae_lock: UAE_COALESCE_* for an occurrence on @sdev. */
 static unsigned int uae_coalesce_state_locked(struct scsi_device *sdev)
 {
-	enum scsi_host_state hstate;
 	enum scsi_device_state state;
 	unsigned int ret = 0;
 
-	/*
-	 * Set under state_mutex and host_lock, read without them: a removal sets them
-	 * before it calls uae_capture_device_leaving(), which takes uae_lock, so an
-	 * occurrence counted after that sees them.
-	 */
-	hstate = data_race(sdev->host->shost_state);
-	/* The same for the device's state. */
-	state = data_race(sdev->sdev_state);
-
 	if (uae_nr_free < uae_pool_size / 4)
 		ret |= UAE_COALESCE_SHORT;
-	if (state == SDEV_CANCEL || state == SDEV_DEL)
+	/* Set under state_mutex, read without it: as for the host's, above. */
+	state = data_race(sdev->sdev_state);
+	if (state == SDEV_CANCEL || state == SDEV_DEL || uae_host_leaving(sdev->host))
 		ret |= UAE_COALESCE_LEAVING;
-	if (hstate == SHOST_CANCEL || hstate == SHOST_DEL || hstate == SHOST_CANCEL_RECOVERY ||
-	    hstate == SHOST_DEL_RECOVERY)
-		ret |= UAE_COALESCE_LEAVING | UAE_COALESCE_HOST_LEAVING;
 	return ret;
 }
 
 /*
  * @sdev is being removed (its state is SDEV_CANCEL or SDEV_DEL): what the coalescer
- * holds of it counts nothing of a device that may come at its address next.
+ * holds of it, and of its host if that goes too, counts nothing of a device or host that
+ * may come at its address next.
  */
 void uae_capture_device_leaving(struct scsi_device *sdev)
 {
-	unsigned long flags;
+	const void *host = uae_host_leaving(sdev->host) ? sdev->host : NULL;
+	bool more;
 
-	raw_spin_lock_irqsave(&uae_lock, flags);
-	if (uae_capture_live)
-		uae_coalesce_forget(&uae_coalescer, sdev,
-				    uae_coalesce_state_locked(sdev) & UAE_COALESCE_HOST_LEAVING ?
-				    sdev->host : NULL);
-	raw_spin_unlock_irqrestore(&uae_lock, flags);
+	do {
+		raw_spin_lock_irq(&uae_lock);
+		more = uae_capture_live && uae_coalesce_forget(&uae_coalescer, sdev, host);
+		raw_spin_unlock_irq(&uae_lock);
+	} while (more);
 }
 
 /* Under uae_lock: @ev goes back to the pool. */
@@ -312,7 +318,9 @@ void uae_capture(const struct uae_capture *in)
 	static const struct uae_sense none = { .status = UAE_SENSE_INVALID };
 	const struct uae_sense *sense = in->sense ? in->sense : &none;
 	struct uae_coalesce_key key = {
-		.origin = in->sdev, .host = in->sdev->host, .flags = in->flags,
+		.origin = in->sdev, .host = in->sdev->host, .host_no = in->sdev->host->host_no,
+		.channel = in->sdev->channel, .id = in->sdev->id, .lun = in->sdev->lun,
+		.flags = in->flags,
 		.kind = in->kind, .host_byte = in->host_byte, .status = in->status,
 		.opcode = in->opcode,
 	};

@@ -67,7 +67,9 @@ static bool uae_key_summary(const struct uae_coalesce_key *key)
 
 static bool uae_key_equal(const struct uae_coalesce_key *a, const struct uae_coalesce_key *b)
 {
-	return a->origin == b->origin && a->host == b->host && a->flags == b->flags &&
+	return a->origin == b->origin && a->host == b->host && a->lun == b->lun &&
+	       a->host_no == b->host_no && a->channel == b->channel && a->id == b->id &&
+	       a->flags == b->flags &&
 	       a->kind == b->kind && a->host_byte == b->host_byte && a->status == b->status &&
 	       a->sense_key == b->sense_key && a->asc == b->asc && a->ascq == b->ascq &&
 	       a->opcode == b->opcode;
@@ -180,8 +182,23 @@ static struct uae_event *uae_slot_take(struct uae_coalescer *c, struct uae_recen
 static void uae_summarize(struct uae_coalesce_key *key)
 {
 	key->origin = key->host;
+	key->channel = 0;
+	key->id = 0;
+	key->lun = 0;
 	key->opcode = 0;
 	key->flags |= UAEVENTS_FLAG_SUMMARY;
+}
+
+/* Published alone, after what its key held: sequence order is time order. */
+static enum uae_coalesce_verdict uae_publish_alone(struct uae_coalescer *c,
+						   const struct uae_coalesce_key *key,
+						   u64 now_ns, struct uae_event **due)
+{
+	struct uae_recent *r = uae_slot_find(c, key);
+
+	if (r && r->held)
+		*due = uae_slot_take(c, r, now_ns);
+	return UAE_COALESCE_PUBLISH;
 }
 
 enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_coalesce_key *key,
@@ -195,24 +212,18 @@ enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_coale
 
 	*slot = NULL;
 	*due = NULL;
-	if (!window_ns) {
-		/* Coalescing just turned off: what the key held goes out first. */
-		r = uae_slot_find(c, key);
-		if (r && r->held)
-			*due = uae_slot_take(c, r, now_ns);
-		return UAE_COALESCE_PUBLISH;
-	}
+	/* Coalescing just turned off. */
+	if (!window_ns)
+		return uae_publish_alone(c, key, now_ns, due);
 	/*
-	 * A device on its way out gets no slot: uae_coalesce_forget() has run or will, and
-	 * the allocator may give its address to the next one.  Its failures (the commands
-	 * in flight at removal) go to its host's summary; with the host leaving too, and
-	 * for a unit attention, each is published as it comes.
+	 * A device on its way out gets no new slot: uae_coalesce_forget() has run or will,
+	 * and the allocator may give its memory to the next one.  Its failures (the
+	 * commands in flight at removal, a host's worth when the host goes) storm in its
+	 * host's summary; a unit attention is published as it comes.
 	 */
-	if (state & UAE_COALESCE_HOST_LEAVING)
-		return UAE_COALESCE_PUBLISH;
 	if (state & UAE_COALESCE_LEAVING) {
 		if (!may_summarize)
-			return UAE_COALESCE_PUBLISH;
+			return uae_publish_alone(c, key, now_ns, due);
 		short_of_events = true;
 	}
 	uae_prune(c, now_ns, window_ns);
@@ -303,23 +314,28 @@ u64 uae_coalesce_next_due(const struct uae_coalescer *c, u64 window_ns)
 	return r->last_ns + window_ns;
 }
 
-/* The key keeps its bucket, where no key can match it any more. */
-static void uae_forget_origin(struct uae_coalescer *c, const void *origin)
+/*
+ * The key keeps its bucket, where no key can match it any more.  At most @budget at a
+ * time (interrupts are off): returns true if there may be more.
+ */
+static bool uae_forget_origin(struct uae_coalescer *c, const void *origin, unsigned int budget)
 {
 	struct hlist_node *tmp;
 	struct uae_recent *r;
 
 	hlist_for_each_entry_safe(r, tmp, uae_origin_bucket(c, origin), by_origin) {
-		if (r->key.origin == origin) {
-			r->key.origin = NULL;
-			hlist_del_init(&r->by_origin);
-		}
+		if (r->key.origin != origin)
+			continue;
+		if (!budget--)
+			return true;
+		r->key.origin = NULL;
+		hlist_del_init(&r->by_origin);
 	}
+	return false;
 }
 
-void uae_coalesce_forget(struct uae_coalescer *c, const void *origin, const void *host)
+bool uae_coalesce_forget(struct uae_coalescer *c, const void *origin, const void *host)
 {
-	uae_forget_origin(c, origin);
-	if (host)
-		uae_forget_origin(c, host);
+	return uae_forget_origin(c, origin, UAE_PRUNE_BATCH) ||
+	       (host && uae_forget_origin(c, host, UAE_PRUNE_BATCH));
 }

@@ -37,25 +37,33 @@ static u32 uae_rq_flags(struct request *rq)
 }
 
 /*
- * Unit attentions the midlayer expects, by its own tests (scsi_check_sense() retries them
- * without telling anyone, scsi_report_sense() does not print them):
+ * Unit attentions the midlayer expects, by its own tests in scsi_check_sense() (which
+ * then retries the command without telling anyone) and scsi_report_sense() (which does
+ * not print them):
+ *  - a power-on or reset (29h) while runtime PM powers the device down and up
+ *    (silence_suspend): its expected side effect;
  *  - after its own reset (expecting_cc_ua), any but 28h/00h, which it passes up because
  *    some devices queue a medium change behind the reset's UA;
  *  - the 3Fh/0Eh every other LUN of a target repeats once one has reported it
  *    (expecting_lun_change);
- *  - 04h/01h, the LU becoming ready;
- *  - a power-on or reset (29h) while runtime PM powers the device down and up
- *    (silence_suspend): its expected side effect.
+ *  - 04h/01h, the LU becoming ready.
+ * The last three not for a TEST UNIT READY of anyone but the error handler, which gets
+ * its sense back untouched.  A device handler's UAs (ALUA's 2Ah/06h) are not marked: it
+ * acts on them, but they are news.
  */
-static bool uae_ua_expected(struct scsi_device *sdev, const struct uae_sense *s)
+static bool uae_ua_expected(struct scsi_cmnd *cmd, const struct uae_sense *s)
 {
+	struct scsi_device *sdev = cmd->device;
+
+	if (s->asc == 0x29 && sdev->silence_suspend)
+		return true;
+	if (cmd->cmnd[0] == TEST_UNIT_READY && cmd->submitter != SUBMITTED_BY_SCSI_ERROR_HANDLER)
+		return false;
 	if (sdev->expecting_cc_ua && !(s->asc == 0x28 && s->ascq == 0x00))
 		return true;
 	if (s->asc == 0x3f && s->ascq == 0x0e && sdev->sdev_target->expecting_lun_change)
 		return true;
-	if (s->asc == 0x04 && s->ascq == 0x01)
-		return true;
-	return s->asc == 0x29 && sdev->silence_suspend;
+	return s->asc == 0x04 && s->ascq == 0x01;
 }
 
 static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -88,7 +96,7 @@ static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 	}
 	if (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION) {
 		in.kind = UAEVENTS_KIND_UA;
-		if (uae_ua_expected(cmd->device, &s))
+		if (uae_ua_expected(cmd, &s))
 			in.flags |= UAEVENTS_FLAG_QUIET;
 	/* A user's pass-through command failed; kernel-internal ones are quiet. */
 	} else if ((in.flags & UAEVENTS_FLAG_PASSTHROUGH) && !(in.flags & UAEVENTS_FLAG_QUIET) &&

@@ -52,9 +52,12 @@ static struct genl_family uae_family;
 /* What pre_doit is given, and where a dump's parsed attributes are (kernel/Kbuild). */
 #ifdef UAE_GENL_SPLIT_OPS
 #define uae_genl_op genl_split_ops
-#define uae_dump_attrs(cb) (genl_info_dump(cb)->attrs)
 #else
 #define uae_genl_op genl_ops
+#endif
+#ifdef UAE_GENL_INFO_DUMP
+#define uae_dump_attrs(cb) (genl_info_dump(cb)->attrs)
+#else
 #define uae_dump_attrs(cb) (genl_dumpit_info(cb)->attrs)
 #endif
 

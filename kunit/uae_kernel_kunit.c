@@ -553,14 +553,15 @@ static void uae_kunit_coalesce_host_readded(struct kunit *test)
 }
 
 /*
- * A device on its way out takes no slot: its failures go to its host's summary, a unit
- * attention is published each time, and with the host leaving too nothing is held.
+ * A device on its way out takes no new slot: its failures storm in its host's summary; a
+ * unit attention is published each time, after a storm of it held from before.
  */
 static void uae_kunit_coalesce_leaving(struct kunit *test)
 {
 	struct uae_coalescer *c = coalescer_new(test, 32);
-	struct uae_event *ev[3];
+	struct uae_event *ev[3], *held;
 	u64 w = MS(1000);
+	u32 due = 0;
 	u8 dev;
 	int i;
 
@@ -571,19 +572,41 @@ static void uae_kunit_coalesce_leaving(struct kunit *test)
 				i == 1 ? UAE_COALESCE_HOLD : UAE_COALESCE_FOLD);
 		KUNIT_EXPECT_TRUE(test, ev[i]->rec.flags & UAEVENTS_FLAG_SUMMARY);
 	}
-	for (i = 0; i < 2; i++) {
-		KUNIT_EXPECT_EQ(test, coalesce_in(c, new_event(test, &dev, 0x2a), MS(3 + i), w,
-						  UAE_COALESCE_LEAVING, NULL),
+	/* A UA storm held while the device was still there, then it starts to leave. */
+	coalesce(c, new_event(test, &dev, 0x2a), MS(3), w, NULL);
+	held = new_event(test, &dev, 0x2a);
+	KUNIT_EXPECT_EQ(test, coalesce(c, held, MS(4), w, NULL), UAE_COALESCE_HOLD);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, coalesce_in(c, new_event(test, &dev, 0x2a), MS(5 + i), w,
+						  UAE_COALESCE_LEAVING, &due),
 				UAE_COALESCE_PUBLISH);
-		ev[0] = new_event_of(test, &dev, UAEVENTS_KIND_ERROR, 0x11, 0);
-		KUNIT_EXPECT_EQ(test, coalesce_in(c, ev[0], MS(5 + i), w,
-						  UAE_COALESCE_LEAVING | UAE_COALESCE_HOST_LEAVING,
-						  NULL),
-				UAE_COALESCE_PUBLISH);
-		KUNIT_EXPECT_FALSE(test, ev[0]->rec.flags & UAEVENTS_FLAG_SUMMARY);
-	}
+	/* The held storm went out before the first of them. */
+	KUNIT_EXPECT_EQ(test, due, 1U);
+	KUNIT_EXPECT_EQ(test, held->rec.repeat, 1U);
 	KUNIT_EXPECT_EQ(test, ev[1]->rec.repeat, 2U);
 	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(5000), 0), ev[1]);
+	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(5000), 0));
+	expect_empty(test, c);
+	coalescer_free(c);
+}
+
+/* A scan's probe freed unseen, the next LUN's probe at its address: not the same device. */
+static void uae_kunit_coalesce_address(struct kunit *test)
+{
+	struct uae_coalescer *c = coalescer_new(test, 32);
+	struct uae_event *held, *next;
+	struct kunit_event *kev;
+	u64 w = MS(1000);
+
+	coalesce(c, new_event(test, test, 0x29), MS(0), w, NULL);
+	held = new_event(test, test, 0x29);
+	KUNIT_EXPECT_EQ(test, coalesce(c, held, MS(1), w, NULL), UAE_COALESCE_HOLD);
+	next = new_event(test, test, 0x29);
+	kev = container_of(next, struct kunit_event, ev);
+	kev->key.lun = 1;
+	KUNIT_EXPECT_EQ(test, coalesce(c, next, MS(2), w, NULL), UAE_COALESCE_PUBLISH);
+	KUNIT_EXPECT_EQ(test, held->rec.repeat, 1U);
+	KUNIT_EXPECT_PTR_EQ(test, uae_coalesce_take_due(c, MS(5000), 0), held);
 	KUNIT_EXPECT_NULL(test, uae_coalesce_take_due(c, MS(5000), 0));
 	expect_empty(test, c);
 	coalescer_free(c);
@@ -622,7 +645,7 @@ static void uae_kunit_history_wrap(struct kunit *test)
 {
 	s64 unread = atomic64_read(&uae_stats.lost_unread);
 	struct uae_record rec;
-	u64 lost;
+	u64 lost, seq;
 
 	KUNIT_ASSERT_EQ(test, uae_history_init(16), 0);
 	KUNIT_EXPECT_EQ(test, uae_history_first_seq(), 0ULL);
@@ -639,8 +662,9 @@ static void uae_kunit_history_wrap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uae_history_next(1000, &rec, &lost), -ENOENT);
 	/* Every slot's position, through another wrap: a search over a ring at any offset. */
 	history_add_range(41, 47, 0, 0);
-	expect_next(test, 31, 32, 0);
-	expect_next(test, 46, 47, 0);
+	for (seq = 32; seq <= 47; seq++)
+		expect_next(test, seq - 1, seq, 0);
+	expect_next(test, 0, 32, 31);
 	uae_history_clear();
 	KUNIT_EXPECT_EQ(test, uae_history_first_seq(), 0ULL);
 	KUNIT_EXPECT_EQ(test, uae_history_next(0, &rec, &lost), -ENOENT);
@@ -762,6 +786,7 @@ static struct kunit_case uae_kernel_cases[] = {
 	KUNIT_CASE(uae_kunit_coalesce_readded),
 	KUNIT_CASE(uae_kunit_coalesce_host_readded),
 	KUNIT_CASE(uae_kunit_coalesce_leaving),
+	KUNIT_CASE(uae_kunit_coalesce_address),
 	KUNIT_CASE(uae_kunit_history_wrap),
 	KUNIT_CASE(uae_kunit_history_holes),
 	KUNIT_CASE(uae_kunit_history_read),

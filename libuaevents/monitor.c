@@ -83,6 +83,11 @@ struct uae_monitor {
 	bool group_known[UAE_GROUPS];
 	/* Groups subscribed to; a replay hands out the others' events too. */
 	bool joined[UAE_GROUPS];
+	/*
+	 * What a replayed event of a group not subscribed to said the history could not
+	 * give (of any group): told with the next event of a group subscribed to.
+	 */
+	uint64_t pending_lost;
 	uint64_t overflows;
 	/* An event accepted behind the gap event handed out just before it. */
 	struct uae_event *after_gap;
@@ -606,9 +611,11 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 	 * Going back to @since, where the groups stood is not known: each group's first
 	 * replayed event sets it.  A replay after an overflow goes on where the stream stopped.
 	 */
-	if (since != m->last_seq)
+	if (since != m->last_seq) {
 		for (int g = 0; g < UAE_GROUPS; g++)
 			m->group_known[g] = false;
+		m->pending_lost = 0;
+	}
 	m->last_seq = since;
 	m->replay_after = since;
 	m->replaying = true;
@@ -621,34 +628,45 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 }
 
 /* How many events of the instance this monitor follows were missed before @ev. */
-static uint64_t missed_before(const struct uae_monitor *m, const struct uae_event *ev)
+static uint64_t missed_before(struct uae_monitor *m, const struct uae_event *ev)
 {
 	int g = uae_group_of_kind(ev->kind);
+	uint64_t lost;
 
 	if (ev->instance != m->last_instance || ev->seq <= m->last_seq)
 		return 0;
-	/* A group not subscribed to (its events come only in replays) loses nothing of ours. */
-	if (!m->joined[g])
+	/* A module without group numbers: only the global one tells. */
+	if (!ev->group_seq)
+		return ev->seq - m->last_seq - 1;
+	/*
+	 * A group not subscribed to (its events come only in replays) loses nothing of
+	 * ours, but what the history lacked before it may have been of a group subscribed
+	 * to whose place is not known: kept for that group's next event.
+	 */
+	if (!m->joined[g]) {
+		for (int h = 0; h < UAE_GROUPS; h++)
+			if (m->joined[h] && !m->group_known[h]) {
+				m->pending_lost += ev->dump_lost;
+				break;
+			}
 		return 0;
+	}
 	/*
 	 * Where this monitor stands in the event's group, the group's numbers tell exactly:
 	 * the other groups' events in between, replayed or not, are none of its business.
 	 */
-	if (ev->group_seq && m->group_known[g])
+	if (m->group_known[g])
 		return ev->group_seq > m->last_group_seq[g] ?
 		       ev->group_seq - m->last_group_seq[g] - 1 : 0;
 	/*
 	 * Otherwise (a replay from a global number, the group's first event since): what
-	 * the history could not give between the last event and this one, of any group, as
-	 * the kernel cannot tell their groups.  A subscriber of some groups may be told of
-	 * more than it lost, never of less.
+	 * the history could not give before this one, of any group, as the kernel cannot
+	 * tell their groups.  A subscriber of some groups may be told of more than it
+	 * lost, never of less.
 	 */
-	if (ev->dump_lost)
-		return ev->dump_lost;
-	/* A module without group numbers: only the global one tells. */
-	if (!ev->group_seq)
-		return ev->seq - m->last_seq - 1;
-	return 0;
+	lost = ev->dump_lost + m->pending_lost;
+	m->pending_lost = 0;
+	return lost;
 }
 
 /*

@@ -3,7 +3,7 @@
 # the LU's identity, SG_IO apart, no event held up by a device's held state_mutex, no
 # noise, storm coalescing, a 10,000-event burst replayed from the history, permissions,
 # and hot-remove and reload cycles.
-# tap-plan: 75
+# tap-plan: 76
 . /bin/lib.sh
 
 UAE_PARAMS="history_size=16384"
@@ -143,7 +143,7 @@ sgio_no_uevent() {
 		return 1
 	fi
 }
-uaectl config --uevents all
+check "uaectl config --uevents all" uaectl config --uevents all
 sg_raw "/dev/$SG" ff 00 00 00 00 00 >/dev/null 2>&1
 check "with uevents=2, a failed SG_IO command arrives" \
 	wait_for 10 has_n 1 '.kind == "sgio" and .opcode == 255'
@@ -429,26 +429,35 @@ check "every sequence number of the burst arrived exactly once, no gap" \
 		 and all(.gap == 0)' /tmp/burst.json
 tap_diag "burst subscriber: $(cat /tmp/burst.err | tr '\n' ' ')"
 kill "$burst_pid" 2>/dev/null
-# A subscriber of the UA group alone overflows in a burst of UAs, after 100 errors: its
-# replay passes through the errors, which it never subscribed to, and are not its losses.
+# A subscriber of the UA group alone: 100 errors pass it by (it never subscribed to
+# them), a UA reaches it, then it overflows in a burst of UAs with an error in front.
+# Its replay passes through that error, whose group number is 101 past the last one the
+# subscriber knew of: none of them are its losses.
 uaectl monitor --json --filter kind=ua >/tmp/uamon.json 2>/tmp/uamon.err &
 uamon_pid=$!
 wait_for 10 waits_in_poll "$uamon_pid"
 uamon_listening=$?
+uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count 100
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a1000000000
+ua_first=$(stat_of last_seq)
+uamon_has() { jq -n -e --argjson s "$1" 'any(inputs; .seq == $s)' /tmp/uamon.json >/dev/null; }
+wait_for 10 uamon_has "$ua_first"
+uamon_got_first=$?
 kill -STOP "$uamon_pid"
 overflow_before=$(stat_of mcast_overflow)
-uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error --count 100
+uaectl inject --hctl "$HCTL" --host-byte DID_ERROR --status GOOD --kind error
 uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a1000000000 --count 5000
 ua_end=$(stat_of last_seq)
 kill -CONT "$uamon_pid"
 uamon_overflowed() {
 	[ "$uamon_listening" -eq 0 ] ||
 		{ echo "the kind=ua subscriber never waited in poll()" >"$SAW"; return 1; }
+	[ "$uamon_got_first" -eq 0 ] ||
+		{ echo "the kind=ua subscriber never printed UA $ua_first" >"$SAW"; return 1; }
 	[ "$(stat_of mcast_overflow)" -gt "$overflow_before" ]
 }
 check "a kind=ua subscriber stopped during 5000 UAs overflowed" uamon_overflowed
-uamon_done() { jq -n -e --argjson last "$ua_end" 'any(inputs; .seq == $last)' /tmp/uamon.json >/dev/null; }
-check "it caught up on the UAs from the history" wait_for 120 uamon_done
+check "it caught up on the UAs from the history" wait_for 120 uamon_has "$ua_end"
 check "and reported no gap: the 100 errors its replay passed are not its losses" \
 	jq -e -s 'map(select(.kind == "ua")) | length >= 5000 and
 		(map(select(.kind == "gap" or .gap > 0)) | length == 0)' /tmp/uamon.json
