@@ -72,22 +72,8 @@ struct uae_monitor {
 	/* Events received but not handed out yet, oldest first. */
 	struct uae_event *head, *tail;
 	int parse_error;
-	/*
-	 * The last event received, for replay and deduplication, and the last of each group,
-	 * for gaps: a subscriber of some groups must not take the other groups' events,
-	 * which it never receives, for losses.
-	 */
-	uint64_t last_instance;
-	uint64_t last_seq;
-	uint64_t last_group_seq[UAE_GROUPS];
-	bool group_known[UAE_GROUPS];
-	/* Groups subscribed to; a replay hands out the others' events too. */
-	bool joined[UAE_GROUPS];
-	/*
-	 * What a replayed event of a group not subscribed to said the history could not
-	 * give (of any group): told with the next event of a group subscribed to.
-	 */
-	uint64_t pending_lost;
+	/* The last event received, for replay, deduplication and gaps (position.c). */
+	struct uae_position pos;
 	uint64_t overflows;
 	/* An event accepted behind the gap event handed out just before it. */
 	struct uae_event *after_gap;
@@ -219,15 +205,13 @@ static int on_message_in(struct nl_msg *msg, void *arg)
 static int mark_start(struct uae_monitor *m)
 {
 	struct uae_kernel_stats st = { .size = sizeof(st) };
-	int r = uae_kernel_stats_groups(&st, m->last_group_seq);
+	uint64_t group_seq[UAE_GROUPS];
+	int r = uae_kernel_stats_groups(&st, group_seq);
 
 	if (r < 0)
 		return r;
-	for (int g = 0; g < UAE_GROUPS; g++)
-		m->group_known[g] = true;
 	m->instance = st.instance;
-	m->last_instance = st.instance;
-	m->last_seq = st.last_seq;
+	uae_position_set(&m->pos, st.instance, st.last_seq, group_seq);
 	note_followed(m);
 	return 0;
 }
@@ -289,10 +273,7 @@ static int update_groups(struct uae_monitor *m)
 
 		if (r < 0 && want)
 			return uae_nlerr_to_errno(r);
-		/* Joined again: where it stood went stale while it was left. */
-		if (want && !m->joined[i])
-			m->group_known[i] = false;
-		m->joined[i] = want;
+		uae_position_join(&m->pos, i, want);
 	}
 	return 0;
 }
@@ -351,7 +332,7 @@ static int follow(struct uae_monitor *m)
 	 * overflow (catch up on the history).
 	 */
 	if (st.instance == was) {
-		r = m->overflowed ? uae_monitor_replay(m, m->last_seq) : 0;
+		r = m->overflowed ? uae_monitor_replay(m, m->pos.seq) : 0;
 		goto out;
 	}
 	if (was)
@@ -364,12 +345,7 @@ static int follow(struct uae_monitor *m)
 	note_followed(m);
 	/* A new instance numbers from 1: all of its history is new to this monitor. */
 	m->instance = st.instance;
-	m->last_instance = st.instance;
-	m->last_seq = 0;
-	for (int g = 0; g < UAE_GROUPS; g++) {
-		m->last_group_seq[g] = 0;
-		m->group_known[g] = true;
-	}
+	uae_position_set(&m->pos, st.instance, 0, NULL);
 	r = uae_monitor_replay(m, 0);
 out:
 	/* Tried again at the next receive. */
@@ -605,18 +581,9 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 	r = uae_kernel_stats(&st);
 	if (r < 0)
 		return r;
-	if (st.instance == m->last_instance && since > st.last_seq)
+	if (st.instance == m->pos.instance && since > st.last_seq)
 		since = st.last_seq;
-	/*
-	 * Going back to @since, where the groups stood is not known: each group's first
-	 * replayed event sets it.  A replay after an overflow goes on where the stream stopped.
-	 */
-	if (since != m->last_seq) {
-		for (int g = 0; g < UAE_GROUPS; g++)
-			m->group_known[g] = false;
-		m->pending_lost = 0;
-	}
-	m->last_seq = since;
+	uae_position_rewind(&m->pos, since);
 	m->replay_after = since;
 	m->replaying = true;
 	m->overflowed = false;
@@ -627,48 +594,6 @@ int uae_monitor_replay(struct uae_monitor *m, uint64_t since)
 	return r;
 }
 
-/* How many events of the instance this monitor follows were missed before @ev. */
-static uint64_t missed_before(struct uae_monitor *m, const struct uae_event *ev)
-{
-	int g = uae_group_of_kind(ev->kind);
-	uint64_t lost;
-
-	if (ev->instance != m->last_instance || ev->seq <= m->last_seq)
-		return 0;
-	/* A module without group numbers: only the global one tells. */
-	if (!ev->group_seq)
-		return ev->seq - m->last_seq - 1;
-	/*
-	 * A group not subscribed to (its events come only in replays) loses nothing of
-	 * ours, but what the history lacked before it may have been of a group subscribed
-	 * to whose place is not known: kept for that group's next event.
-	 */
-	if (!m->joined[g]) {
-		for (int h = 0; h < UAE_GROUPS; h++)
-			if (m->joined[h] && !m->group_known[h]) {
-				m->pending_lost += ev->dump_lost;
-				break;
-			}
-		return 0;
-	}
-	/*
-	 * Where this monitor stands in the event's group, the group's numbers tell exactly:
-	 * the other groups' events in between, replayed or not, are none of its business.
-	 */
-	if (m->group_known[g])
-		return ev->group_seq > m->last_group_seq[g] ?
-		       ev->group_seq - m->last_group_seq[g] - 1 : 0;
-	/*
-	 * Otherwise (a replay from a global number, the group's first event since): what
-	 * the history could not give before this one, of any group, as the kernel cannot
-	 * tell their groups.  A subscriber of some groups may be told of more than it
-	 * lost, never of less.
-	 */
-	lost = ev->dump_lost + m->pending_lost;
-	m->pending_lost = 0;
-	return lost;
-}
-
 /*
  * Hand out @ev unless it was handed out already (a replay overlaps the live stream) or the
  * filters keep it back; note how many events were missed before it.  Filtered events
@@ -677,28 +602,8 @@ static uint64_t missed_before(struct uae_monitor *m, const struct uae_event *ev)
 static bool accept_event(struct uae_monitor *m, struct uae_event *ev, uint64_t *first,
 			 uint64_t *lost)
 {
-	int g = uae_group_of_kind(ev->kind);
-
-	if (ev->instance == m->last_instance) {
-		if (ev->seq <= m->last_seq)
-			return false;
-		ev->gap = missed_before(m, ev);
-		*first = m->last_seq + 1;
-		*lost = ev->gap;
-	} else {
-		/* Another instance: the module was reloaded and numbering starts again. */
-		for (int i = 0; i < UAE_GROUPS; i++) {
-			m->last_group_seq[i] = 0;
-			m->group_known[i] = true;
-		}
-	}
-	m->last_instance = ev->instance;
-	m->last_seq = ev->seq;
-	if (ev->group_seq) {
-		m->last_group_seq[g] = ev->group_seq;
-		m->group_known[g] = true;
-	}
-	return uae_filter_matches(&m->filter, ev);
+	return uae_position_accept(&m->pos, ev, first, lost) &&
+	       uae_filter_matches(&m->filter, ev);
 }
 
 /* The events queued from the live socket go: a replay brings them again. */

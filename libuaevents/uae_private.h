@@ -82,6 +82,31 @@ struct uae_event *uae_event_new_module(uint64_t instance, const char *name);
 
 /* The multicast groups (uaevents.h), each with its own sequence numbers. */
 enum { UAE_GROUP_UA, UAE_GROUP_ERROR, UAE_GROUP_SGIO, UAE_GROUPS };
+
+/* position.c: where a monitor stands in the module's stream, and what it missed. */
+struct uae_position {
+	uint64_t instance;		/* of the last event, 0: none */
+	uint64_t seq;			/* the last event's, or where a replay starts */
+	uint64_t group_seq[UAE_GROUPS];	/* the last of each group */
+	bool group_known[UAE_GROUPS];	/* false: not known since a replay went back */
+	bool joined[UAE_GROUPS];	/* subscribed to; a replay hands out the others' too */
+	/* What replayed events of other groups said the history lacked, not told yet. */
+	uint64_t pending_lost;
+};
+
+/* The stream stands at @seq of @instance, each group at @group_seq (NULL: all 0). */
+void uae_position_set(struct uae_position *p, uint64_t instance, uint64_t seq,
+		      const uint64_t *group_seq);
+/* Subscribed to group @g, or not. */
+void uae_position_join(struct uae_position *p, int g, bool joined);
+/* A replay goes back to the events after @since. */
+void uae_position_rewind(struct uae_position *p, uint64_t since);
+/*
+ * @ev arrived.  false: it was seen already (a replay overlaps the live stream).  true:
+ * new; @ev->gap and *@lost say how many events were missed before it, from *@first.
+ */
+bool uae_position_accept(struct uae_position *p, struct uae_event *ev, uint64_t *first,
+			 uint64_t *lost);
 int uae_group_of_kind(enum uae_event_kind kind);
 
 /* filter.c */
