@@ -110,7 +110,11 @@ static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-/* drivers/scsi/scsi_priv.h, the same in 6.1 and 6.12: scsi_abort_command() queued. */
+/*
+ * drivers/scsi/scsi_priv.h, the same in 6.1 and 6.12: scsi_abort_command() queued.  Not
+ * in the header packages: kernel/Kbuild checks it in full source trees,
+ * tests/checkpatch.sh in 6.1's, and kernel.sh's timeout event on each test kernel.
+ */
 #define UAE_EH_ABORT_SCHEDULED	0x0002
 
 struct uae_timeout_data {

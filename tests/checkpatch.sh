@@ -19,6 +19,15 @@ for f in $files; do
 	result $? "checkpatch $f"
 	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
 done
+# The one private value the module reads (uae_hooks.c) is in drivers/scsi/scsi_priv.h,
+# which Debian's header packages leave out: here, against the source of 6.1; kernel/Kbuild
+# checks it in any full source tree it builds in; on 6.12, kernel.sh's timeout event
+# needs it.
+want=$(sed -n 's/^#define UAE_EH_ABORT_SCHEDULED[[:space:]]*\(0x[0-9a-f]*\).*/\1/p' kernel/uae_hooks.c)
+have=$(sed -n 's/^#define SCSI_EH_ABORT_SCHEDULED[[:space:]]*\(0x[0-9a-f]*\).*/\1/p' \
+	"$src/drivers/scsi/scsi_priv.h")
+[ -n "$want" ] && [ "$want" = "$have" ]
+result $? "uae_hooks.c's UAE_EH_ABORT_SCHEDULED ($want) is scsi_priv.h's ($have)"
 kos=
 for series in "$@"; do
 	kver=$(basename "$("$top/tests/vm/fetch-kernel.sh" "$series")")
