@@ -175,10 +175,15 @@ storm_start c
 some_failed() { [ "$(cat /tmp/c.sd* | grep -c 'No data available')" -ge 2000 ]; }
 wait_for 60 some_failed
 removing=$?
+# All at once, as a transport removes a lost path's LUs; waited for by their own PIDs (a
+# bare wait would wait for the subscribers too).
+deleters=
 while read -r _ hctl; do
 	echo 1 >"/sys/class/scsi_device/$hctl/device/delete" &
+	deleters="$deleters $!"
 done </tmp/removed
-wait
+# shellcheck disable=SC2086
+wait $deleters
 storm_wait
 gone_luns() {
 	while read -r _ hctl; do
