@@ -44,6 +44,17 @@ with_pipeline() {
 	"$@"
 	pipeline_down
 }
+# The module and one subscriber, as a script subscribes (the issue's pattern, no uaeventd).
+with_subscriber() {
+	insmod /modules/uaevents.ko
+	uaectl monitor --json >/dev/null 2>&1 &
+	sub=$!
+	wait_for 10 waits_in_poll "$sub"
+	"$@"
+	kill "$sub" 2>/dev/null
+	wait "$sub" 2>/dev/null
+	rmmod uaevents
+}
 # A kprobe on scsi_check_sense whose event a filter discards: the probe mechanism alone.
 with_bare_kprobe() {
 	echo 'p:uae_bench/uae_bench_bare scsi_check_sense' >>"$TRACEFS/kprobe_events"
@@ -152,13 +163,19 @@ if [ -n "$ERRFILE" ]; then
 	dmesg -n 1
 	echo "2 1 0x00 0 0 0x2 0x5 0x24 0x00" >"$ERRFILE"
 	turs_per_s >/dev/null	# warm-up
+	WITH=with_subscriber
 	alternate "${FAIL_RUNS:-7}" /tmp/fstock /tmp/floaded turs_per_s
+	WITH=
 	compare failure-path "failing commands/s" 0.9 /tmp/fstock /tmp/floaded \
-		"$FAIL_CMDS failing TEST UNIT READYs a run"
+		"$FAIL_CMDS failing TEST UNIT READYs a run, uaevents.ko and one uaectl monitor"
 	fp=$ratio
-	# Where the time goes: the same with uaevents.ko alone (no uaeventd or subscriber),
-	# and with nothing but a kprobe on scsi_check_sense whose event a filter discards
-	# (the probe mechanism, an upper bound of what any kprobe costs there).
+	# The whole pipeline: uaeventd and journald too, on the same one virtual CPU.
+	alternate "${FAIL_RUNS:-7}" /tmp/fstock /tmp/floaded turs_per_s
+	compare failure-path-pipeline "failing commands/s" "" /tmp/fstock /tmp/floaded \
+		"the same with uaeventd logging to the journal and the subscriber"
+	# Where the time goes: the same with uaevents.ko alone (no subscriber), and with
+	# nothing but a kprobe on scsi_check_sense whose event a filter discards (the probe
+	# mechanism, an upper bound of what any kprobe costs there).
 	WITH=with_module
 	alternate "${FAIL_RUNS:-7}" /tmp/fstock /tmp/floaded turs_per_s
 	WITH=
@@ -173,7 +190,7 @@ if [ -n "$ERRFILE" ]; then
 	fpk=$ratio
 	figure failure-path-where "$(awk -v a="$fp" -v b="$fpm" -v c="$fpk" 'BEGIN {
 		loss = 1 - a; if (loss <= 0) { print 0; exit } printf "%.2f", (1 - c) / loss }')" \
-		"" "" "share" "of the time lost per failing command with the pipeline (1 - $fp), the kprobe mechanism's (1 - $fpk), uaevents.ko's handlers the rest of the module's (1 - $fpm), user space what is left"
+		"" "" "share" "of the time lost per failing command with the module and a subscriber (1 - $fp), the kprobe mechanism's (1 - $fpk); uaevents.ko's handlers the rest of the module's (1 - $fpm), the subscriber what is left"
 	echo "- 0x00" >"$ERRFILE"
 else
 	tap_diag "no scsi_debug error injection on $(uname -r): figures 2 and 3 not measured"
