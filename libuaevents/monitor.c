@@ -263,18 +263,32 @@ static int resolve(struct uae_monitor *m)
 /* Join the groups whose events the filters let through, leave the others. */
 static int update_groups(struct uae_monitor *m)
 {
+	struct uae_kernel_stats st = { .size = sizeof(st) };
+	uint64_t group_seq[UAE_GROUPS] = { 0 };
+	bool want[UAE_GROUPS], newly = false;
+
 	if (!m->family_id)
 		return 0;
 	for (int i = 0; i < UAE_GROUPS; i++) {
-		bool want = uae_filter_wants_kind(&m->filter, groups[i].kind) ||
-			    (i == UAE_GROUP_ERROR && uae_filter_wants_kind(&m->filter, "timeout"));
-		int r = want ? nl_socket_add_membership(m->sock, m->group_ids[i]) :
-			       nl_socket_drop_membership(m->sock, m->group_ids[i]);
+		int r;
 
-		if (r < 0 && want)
+		want[i] = uae_filter_wants_kind(&m->filter, groups[i].kind) ||
+			  (i == UAE_GROUP_ERROR && uae_filter_wants_kind(&m->filter, "timeout"));
+		r = want[i] ? nl_socket_add_membership(m->sock, m->group_ids[i]) :
+			      nl_socket_drop_membership(m->sock, m->group_ids[i]);
+		if (r < 0 && want[i])
 			return uae_nlerr_to_errno(r);
-		uae_position_join(&m->pos, i, want);
+		newly |= want[i] && !m->pos.joined[i];
 	}
+	/* A group joined now starts where the stream stands, asked once it is joined. */
+	if (newly) {
+		int r = uae_kernel_stats_groups(&st, group_seq);
+
+		if (r < 0)
+			return r;
+	}
+	for (int i = 0; i < UAE_GROUPS; i++)
+		uae_position_join(&m->pos, i, want[i], group_seq[i]);
 	return 0;
 }
 

@@ -23,11 +23,13 @@ void uae_position_set(struct uae_position *p, uint64_t instance, uint64_t seq,
 	p->pending_lost = 0;
 }
 
-void uae_position_join(struct uae_position *p, int g, bool joined)
+void uae_position_join(struct uae_position *p, int g, bool joined, uint64_t group_seq)
 {
-	/* Joined again: where it stood went stale while it was left. */
-	if (joined && !p->joined[g])
-		p->group_known[g] = false;
+	/* Joined again: it stands where the module's stream stands now. */
+	if (joined && !p->joined[g]) {
+		p->group_seq[g] = group_seq;
+		p->group_known[g] = true;
+	}
 	p->joined[g] = joined;
 }
 
@@ -46,41 +48,72 @@ void uae_position_rewind(struct uae_position *p, uint64_t since)
 	p->seq = since;
 }
 
-/* How many events of the instance followed were missed before @ev. */
-static uint64_t missed_before(struct uae_position *p, const struct uae_event *ev)
+/* A group subscribed to whose place is not known: what the history lacked may be its. */
+static bool some_unknown(const struct uae_position *p)
+{
+	for (int g = 0; g < UAE_GROUPS; g++)
+		if (p->joined[g] && !p->group_known[g])
+			return true;
+	return false;
+}
+
+/*
+ * What the history lacked before @ev, told with the next event of a group subscribed to
+ * whose place is not known: it may have been that group's.  Counted from the first
+ * number missed.
+ */
+static void keep_pending(struct uae_position *p, const struct uae_event *ev)
+{
+	if (!ev->dump_lost || !some_unknown(p))
+		return;
+	if (!p->pending_lost)
+		p->pending_first = ev->seq - ev->dump_lost;
+	p->pending_lost += ev->dump_lost;
+}
+
+/*
+ * How many events of the instance followed were missed before @ev, from *@first (the
+ * first number that may have been one of them).
+ */
+static uint64_t missed_before(struct uae_position *p, const struct uae_event *ev,
+			      uint64_t *first)
 {
 	int g = uae_group_of_kind(ev->kind);
 	uint64_t lost;
 
+	*first = p->seq + 1;
 	/* A module without group numbers: only the global one tells. */
 	if (!ev->group_seq)
 		return ev->seq - p->seq - 1;
 	/*
 	 * A group not subscribed to (its events come only in replays) loses nothing of
-	 * ours, but what the history lacked before it may have been of a group subscribed
-	 * to whose place is not known: kept for that group's next event.
+	 * ours; what the history lacked before it may have been.
 	 */
 	if (!p->joined[g]) {
-		for (int h = 0; h < UAE_GROUPS; h++)
-			if (p->joined[h] && !p->group_known[h]) {
-				p->pending_lost += ev->dump_lost;
-				break;
-			}
+		keep_pending(p, ev);
 		return 0;
 	}
 	/*
-	 * Where the monitor stands in the event's group, the group's numbers tell exactly:
-	 * the other groups' events in between, replayed or not, are none of its business.
+	 * Where the monitor stands in the event's group, the group's numbers tell exactly
+	 * for the group: the other groups' events in between, replayed or not, are none of
+	 * its business.  What the history lacked may still have been another subscribed
+	 * group's whose place is not known.
 	 */
-	if (p->group_known[g])
+	if (p->group_known[g]) {
+		keep_pending(p, ev);
 		return ev->group_seq > p->group_seq[g] ? ev->group_seq - p->group_seq[g] - 1 : 0;
+	}
 	/*
 	 * Otherwise (a replay from a global number, the group's first event since): what
-	 * the history could not give before this one, of any group, as the kernel cannot
-	 * tell their groups.  A subscriber of some groups may be told of more than it lost,
-	 * never of less.
+	 * the history could not give before this one and before the other groups' events
+	 * since, of any group, as the kernel cannot tell their groups.  A subscriber may be
+	 * told of more than it lost, never of less.
 	 */
 	lost = ev->dump_lost + p->pending_lost;
+	if (p->pending_lost)
+		*first = p->pending_first;
+	else if (ev->dump_lost)
+		*first = ev->seq - ev->dump_lost;
 	p->pending_lost = 0;
 	return lost;
 }
@@ -95,8 +128,7 @@ bool uae_position_accept(struct uae_position *p, struct uae_event *ev, uint64_t 
 	if (ev->instance == p->instance) {
 		if (ev->seq <= p->seq)
 			return false;
-		ev->gap = missed_before(p, ev);
-		*first = p->seq + 1;
+		ev->gap = missed_before(p, ev, first);
 		*lost = ev->gap;
 	} else {
 		/* Another instance: the module was reloaded and numbering starts again. */

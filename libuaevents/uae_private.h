@@ -90,15 +90,18 @@ struct uae_position {
 	uint64_t group_seq[UAE_GROUPS];	/* the last of each group */
 	bool group_known[UAE_GROUPS];	/* false: not known since a replay went back */
 	bool joined[UAE_GROUPS];	/* subscribed to; a replay hands out the others' too */
-	/* What replayed events of other groups said the history lacked, not told yet. */
-	uint64_t pending_lost;
+	/*
+	 * What the history lacked before events that could not tell whether it was a
+	 * subscribed group's whose place is not known, not told yet, from pending_first.
+	 */
+	uint64_t pending_lost, pending_first;
 };
 
 /* The stream stands at @seq of @instance, each group at @group_seq (NULL: all 0). */
 void uae_position_set(struct uae_position *p, uint64_t instance, uint64_t seq,
 		      const uint64_t *group_seq);
-/* Subscribed to group @g, or not. */
-void uae_position_join(struct uae_position *p, int g, bool joined);
+/* Subscribed to group @g, or not; newly, when the group's last number was @group_seq. */
+void uae_position_join(struct uae_position *p, int g, bool joined, uint64_t group_seq);
 /* A replay goes back to the events after @since. */
 void uae_position_rewind(struct uae_position *p, uint64_t since);
 /*

@@ -184,15 +184,22 @@ while read -r _ hctl; do
 	deleters="$deleters $!"
 done </tmp/removed
 # shellcheck disable=SC2086
-wait $deleters
+wait_for 60 gone $deleters
+deleted=$?
 storm_wait
 gone_luns() {
 	while read -r _ hctl; do
 		[ ! -e "/sys/class/scsi_device/$hctl" ] || return 1
 	done </tmp/removed
 }
-check "$((LUNS / 2)) LUs removed while the storm ran, the readers ended" \
-	sh -c "[ $removing -eq 0 ] && [ $storm_stopped -eq 0 ]"
+# While the storm ran: the removed LUs' readers were cut short of their 256 medium errors.
+removed_mid_storm() {
+	echo "after 2000 failures: $removing; deleters done: $deleted; readers ended: $storm_stopped;" \
+		"removed LUs' medium errors $(medium_errors c /tmp/removed) of $((LUNS / 2 * BAD))" >"$SAW"
+	[ "$removing" -eq 0 ] && [ "$deleted" -eq 0 ] && [ "$storm_stopped" -eq 0 ] &&
+		[ "$(medium_errors c /tmp/removed)" -lt $((LUNS / 2 * BAD)) ]
+}
+check "$((LUNS / 2)) LUs removed while the storm ran, the readers ended" removed_mid_storm
 check "they are gone" wait_for 30 gone_luns
 kept_counted() {
 	want=$(medium_errors c /tmp/kept) got=$(counted_for "$from" /tmp/kept)
@@ -220,15 +227,17 @@ storm_start d
 some_failed_d() { [ "$(cat /tmp/d.sd* | grep -c 'No data available')" -ge 1000 ]; }
 wait_for 60 some_failed_d
 mid_storm=$?
-kill "$MONITOR_PID" "$UDEV_PID"
-check "the subscribers exited" wait_for 10 gone "$MONITOR_PID" "$UDEV_PID"
+# With its subscribers still there: they hold no reference on the module.
 unload_mid_storm() {
 	[ "$mid_storm" -eq 0 ] || { echo "the storm never got 1000 failures in" >"$SAW"; return 1; }
 	# shellcheck disable=SC2086
 	! gone $pids || { echo "the readers had ended: not the middle of a storm" >"$SAW"; return 1; }
-	rmmod uaevents
+	timeout 60 rmmod uaevents
 }
-check "uaevents.ko unloads in the middle of a storm" unload_mid_storm
+check "uaevents.ko unloads in the middle of a storm, its subscribers still there" \
+	unload_mid_storm
+kill "$MONITOR_PID" "$UDEV_PID"
+check "the subscribers exited" wait_for 10 gone "$MONITOR_PID" "$UDEV_PID"
 storm_wait
 check "the readers ended, and uaevents.ko loads and unloads again" \
 	sh -c "[ $storm_stopped -eq 0 ] && insmod /modules/uaevents.ko && rmmod uaevents"
