@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/wait.h>
@@ -149,14 +150,20 @@ static void log_reused(const struct uaed_lun *l, const char *disk, const char *w
 			"UAEVENTS_REASON=%s", why ? why : "", NULL);
 }
 
-/* Remove @l if it is held, unused and still answers as @now; true when removed. */
-static bool remove_reused(const struct uaed_lun *l, const char *disk, const struct ident *was,
-			  const struct ident *now)
+enum reused_try { REUSED_DONE, REUSED_REMOVED, REUSED_AGAIN };
+
+/*
+ * Remove @l if it is held, unused and still answers as @now.  Held back for a reason that
+ * may pass (stale.h) and not the @last try: REUSED_AGAIN, nothing logged.
+ */
+static enum reused_try remove_reused(const struct uaed_lun *l, const char *disk,
+				     const struct ident *was, const struct ident *now, bool last)
 {
 	struct uaed_hold *h;
 	struct ident again;
 	char why[256];
-	const char *kept = uaed_lu_hold(l, &h, why, sizeof(why));
+	bool passing;
+	const char *kept = uaed_lu_hold(l, &h, &passing, why, sizeof(why));
 	int r;
 
 	/* The proof that it is another LU, taken again while nothing else can claim it. */
@@ -164,16 +171,26 @@ static bool remove_reused(const struct uaed_lun *l, const char *disk, const stru
 		      !same(&again, now))) {
 		snprintf(why, sizeof(why), "its identity could not be confirmed while held");
 		kept = why;
+		passing = false;
 		uaed_hold_free(h);
+	}
+	if (kept && passing && !last) {
+		sd_journal_send("MESSAGE=LUN %s (%s) now answers as another logical unit: %s, "
+				"was %s; not removed yet: %s; looking again", l->hctl,
+				disk[0] ? disk : "no block device", now->name, was->name, kept,
+				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=lun-reused-wait", "UAEVENTS_HCTL=%s", l->hctl,
+				"UAEVENTS_REASON=%s", kept, NULL);
+		return REUSED_AGAIN;
 	}
 	if (kept) {
 		log_reused(l, disk, was->name, now->name, KEPT, kept);
-		return false;
+		return REUSED_DONE;
 	}
 	r = uaed_lu_delete(l, h);
 	log_reused(l, disk, was->name, now->name, r < 0 ? FAILED : REMOVED,
 		   r < 0 ? strerror(-r) : NULL);
-	return r == 0;
+	return r == 0 ? REUSED_REMOVED : REUSED_DONE;
 }
 
 /*
@@ -307,43 +324,98 @@ static void out_of_map(const struct uaed_lun *l, const char *disk, const struct 
 			"UAEVENTS_RESULT=%s", r ? "failed" : "removed", NULL);
 }
 
+/* One LU that answers as another, while its removal waits for a moment. */
+struct reused {
+	struct ident was, now;
+	char disk[32];
+};
+
+struct identity_round {
+	const struct uaed_lun *luns;
+	const uint64_t *listed;
+	int n_listed;
+	bool remove;
+	struct reused **waiting;	/* per LU, while it is tried again */
+	uint64_t *removed;
+	int max_removed, n_removed;
+};
+
+static bool identity_removal(struct identity_round *ir, int i, const struct reused *u, bool last)
+{
+	enum reused_try t = remove_reused(&ir->luns[i], u->disk, &u->was, &u->now, last);
+
+	if (t == REUSED_REMOVED && ir->n_removed++ < ir->max_removed)
+		ir->removed[ir->n_removed - 1] = ir->luns[i].lun;
+	return t == REUSED_AGAIN;
+}
+
+static bool identity_attempt(int i, bool last, void *ctx)
+{
+	struct identity_round *ir = ctx;
+	const struct uaed_lun *l = &ir->luns[i];
+	struct reused u, *keep;
+	bool still = false;
+	int fd, r;
+
+	if (ir->waiting[i]) {
+		if (identity_removal(ir, i, ir->waiting[i], last))
+			return true;
+		free(ir->waiting[i]);
+		ir->waiting[i] = NULL;
+		return false;
+	}
+	for (int j = 0; j < ir->n_listed && !still; j++)
+		still = ir->listed[j] == l->lun;
+	/* Gone ones are stale.c's; without a cached identity there is nothing to compare. */
+	if (!still || cached(l, &u.was) < 0)
+		return false;
+	fd = uaed_lu_open_sg(l);
+	r = fd < 0 ? fd : asked(fd, &u.now);
+	if (fd >= 0)
+		close(fd);
+	if (r < 0) {
+		sd_journal_send("MESSAGE=identity of LUN %s not checked: %s", l->hctl,
+				fd < 0 ? "no sg device" : "INQUIRY failed",
+				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=identity-check", "UAEVENTS_HCTL=%s",
+				l->hctl, NULL);
+		return false;
+	}
+	if (same(&u.was, &u.now))
+		return false;
+	uaed_lu_disk(l, u.disk, sizeof(u.disk));
+	out_of_map(l, u.disk, &u.now);
+	if (!ir->remove) {
+		log_reused(l, u.disk, u.was.name, u.now.name, LOGGED, NULL);
+		return false;
+	}
+	/* Kept for the next look only if there is room to keep what it was asked. */
+	keep = last ? NULL : malloc(sizeof(*keep));
+	if (!identity_removal(ir, i, &u, !keep)) {
+		free(keep);
+		return false;
+	}
+	*keep = u;
+	ir->waiting[i] = keep;
+	return true;
+}
+
 int uaed_check_identity(const struct uaed_lun *luns, int n, const uint64_t *listed,
 			int n_listed, bool remove, uint64_t *removed, int max_removed)
 {
-	int n_removed = 0;
+	struct identity_round ir = {
+		.luns = luns, .listed = listed, .n_listed = n_listed, .remove = remove,
+		.waiting = n > 0 ? calloc((size_t)n, sizeof(*ir.waiting)) : NULL,
+		.removed = removed, .max_removed = max_removed,
+	};
 
-	for (int i = 0; i < n; i++) {
-		const struct uaed_lun *l = &luns[i];
-		struct ident was, now;
-		bool still = false;
-		char disk[32];
-		int fd, r;
-
-		for (int j = 0; j < n_listed && !still; j++)
-			still = listed[j] == l->lun;
-		/* Gone ones are stale.c's; without a cached identity there is nothing to compare. */
-		if (!still || cached(l, &was) < 0)
-			continue;
-		fd = uaed_lu_open_sg(l);
-		r = fd < 0 ? fd : asked(fd, &now);
-		if (fd >= 0)
-			close(fd);
-		if (r < 0) {
-			sd_journal_send("MESSAGE=identity of LUN %s not checked: %s", l->hctl,
-					fd < 0 ? "no sg device" : "INQUIRY failed",
-					"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
-					"UAEVENTS_ACTION=identity-check", "UAEVENTS_HCTL=%s",
-					l->hctl, NULL);
-			continue;
-		}
-		if (same(&was, &now))
-			continue;
-		uaed_lu_disk(l, disk, sizeof(disk));
-		out_of_map(l, disk, &now);
-		if (!remove)
-			log_reused(l, disk, was.name, now.name, LOGGED, NULL);
-		else if (remove_reused(l, disk, &was, &now) && n_removed++ < max_removed)
-			removed[n_removed - 1] = l->lun;
+	if (n > 0 && !ir.waiting) {
+		sd_journal_print(LOG_ERR, "uaeventd: out of memory: identities not checked");
+		return 0;
 	}
-	return n_removed;
+	uaed_hold_rounds(n, identity_attempt, &ir);
+	for (int i = 0; i < n; i++)
+		free(ir.waiting[i]);
+	free(ir.waiting);
+	return ir.n_removed;
 }

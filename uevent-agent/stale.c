@@ -270,17 +270,19 @@ static bool claim_of(int dirfd, const struct node *nd, char *why, size_t size)
 /*
  * Why the kernel refused to let this process claim block node @nd (EBUSY).  A whole disk
  * is refused when one of its partitions is claimed: look at every block node of the LU.
+ * False when nothing this process can see explains it.
  */
-static void why_claimed(int dirfd, const struct lu_nodes *ln, const struct node *nd,
+static bool why_claimed(int dirfd, const struct lu_nodes *ln, const struct node *nd,
 			char *why, size_t size)
 {
 	if (claim_of(dirfd, nd, why, size))
-		return;
+		return true;
 	for (int i = 0; i < ln->count; i++)
 		if (&ln->n[i] != nd && ln->n[i].blk && claim_of(dirfd, &ln->n[i], why, size))
-			return;
+			return true;
 	snprintf(why, size, "claimed by the kernel: mounted in another mount namespace, or a "
 		 "btrfs, ZFS, md, DRBD or LIO member (%s)", node_name(nd));
+	return false;
 }
 
 static bool in_nodes(const struct lu_nodes *ln, const struct stat *st)
@@ -392,13 +394,18 @@ static void release(struct lu_nodes *ln)
 /*
  * Take the LU: every block node exclusively, the sg node exclusively, the whole disk's
  * BSD lock (systemd's convention for "a tool is working on this disk", udev included).
- * NULL when held and nothing else uses it; else why not (and nothing is held).
+ * NULL when held and nothing else uses it; else why not (and nothing is held), and in
+ * *@passing whether that may pass within seconds: an open file, a lock or a claim of
+ * another program (a udev worker probing the disk, multipathd's checker looking at a
+ * path it does not map), not a holder, a mount, swap, a loop device or another LU.
  */
-static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, char *why, size_t size)
+static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, bool *passing,
+			char *why, size_t size)
 {
 	char wwid[128], held[MAX_NODES][96];
 	int nheld;
 
+	*passing = false;
 	memset(ln, 0, sizeof(*ln));
 	walk(l->dirfd, "", 3, ln);
 	if (ln->overflow) {
@@ -412,17 +419,21 @@ static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, char *why
 		if (!nd->blk && !is_sg(nd))
 			continue;	/* tape and others: opening one has side effects */
 		fd = open_node(nd, nd->blk ? O_RDONLY | O_EXCL : O_RDWR | O_EXCL);
+		/* A claim nothing here explains may be a program's (mkfs, fsck): looked again. */
 		if (fd == -EBUSY && nd->blk)
-			why_claimed(l->dirfd, ln, nd, why, size);
+			*passing = !why_claimed(l->dirfd, ln, nd, why, size);
 		else if (fd == -EBUSY)
 			snprintf(why, size, "open (%s)", node_name(nd));
 		else if (fd < 0)
 			snprintf(why, size, "cannot hold %s: %s", node_name(nd), strerror(-fd));
-		if (fd < 0)
+		if (fd < 0) {
+			*passing |= !nd->blk || fd != -EBUSY;
 			goto fail;
+		}
 		nd->fd = fd;
 		if (nd->blk && !strchr(nd->rel + 6, '/') && flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			snprintf(why, size, "locked by another program (%s)", node_name(nd));
+			*passing = true;
 			goto fail;
 		}
 	}
@@ -435,8 +446,12 @@ static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, char *why
 			goto fail;
 		}
 	}
-	if (loop_user(ln, why, size) || process_user(ln, why, size))
+	if (loop_user(ln, why, size))
 		goto fail;
+	if (process_user(ln, why, size)) {
+		*passing = true;
+		goto fail;
+	}
 	/* Held: still the LU it was, and no node appeared that is not held. */
 	if (uaed_sysfs_readat(l->dirfd, "wwid", wwid, sizeof(wwid)) < 0)
 		wwid[0] = '\0';
@@ -459,6 +474,7 @@ static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, char *why
 			if (!known) {
 				snprintf(why, size, "%s appeared while it was checked",
 					 node_name(&now.n[i]));
+				*passing = true;
 				goto fail;
 			}
 		}
@@ -533,11 +549,14 @@ struct uaed_hold {
 	struct lu_nodes ln;
 };
 
-const char *uaed_lu_hold(const struct uaed_lun *l, struct uaed_hold **ret, char *why,
-			 size_t size)
+const char *uaed_lu_hold(const struct uaed_lun *l, struct uaed_hold **ret, bool *passing,
+			 char *why, size_t size)
 {
 	struct uaed_hold *h = malloc(sizeof(*h));
-	const char *kept = h ? hold(l, &h->ln, why, size) : "out of memory";
+	const char *kept;
+
+	*passing = true;	/* out of memory now, maybe not in a moment */
+	kept = h ? hold(l, &h->ln, passing, why, size) : "out of memory";
 
 	*ret = kept ? NULL : h;
 	if (kept)
@@ -597,28 +616,87 @@ bool uaed_lu_disk(const struct uaed_lun *l, char *disk, size_t size)
 	return false;
 }
 
-static void handle_stale(const struct uaed_lun *l, bool remove_stale)
+/*
+ * One try at a stale LU; true to be tried again in a moment (the hold was refused for a
+ * reason that may pass, and this is not the @last try), else it is logged.
+ */
+static bool handle_stale(const struct uaed_lun *l, bool remove_stale, bool last)
 {
 	struct uaed_hold *h;
 	char disk[32], why[256];
 	const char *kept;
+	bool passing;
 	int r;
 
 	uaed_lu_disk(l, disk, sizeof(disk));
 	if (!remove_stale) {
 		log_stale(l, disk, LOGGED, NULL);
-		return;
+		return false;
 	}
-	kept = uaed_lu_hold(l, &h, why, sizeof(why));
+	kept = uaed_lu_hold(l, &h, &passing, why, sizeof(why));
+	if (kept && passing && !last) {
+		sd_journal_send("MESSAGE=LUN %s (%s) is no longer reported by its target; not "
+				"removed yet: %s; looking again", l->hctl,
+				disk[0] ? disk : "no block device", kept,
+				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=stale-wait", "UAEVENTS_HCTL=%s", l->hctl,
+				"UAEVENTS_WWID=%s", l->wwid, "UAEVENTS_REASON=%s", kept, NULL);
+		return true;
+	}
 	if (kept) {
 		log_stale(l, disk, KEPT, kept);
-		return;
+		return false;
 	}
 	r = uaed_lu_delete(l, h);
 	if (r < 0)
 		log_stale(l, disk, FAILED, strerror(-r));
 	else
 		log_stale(l, disk, REMOVED, NULL);
+	return false;
+}
+
+void uaed_hold_rounds(int n, bool (*attempt)(int i, bool last, void *ctx), void *ctx)
+{
+	/* Seconds before each further look: a probe or a checker's open lasts less. */
+	static const unsigned int pause_s[] = { 1, 2, 4, 8 };
+	const int rounds = (int)(sizeof(pause_s) / sizeof(pause_s[0]));
+	bool *again = n > 0 ? calloc((size_t)n, sizeof(*again)) : NULL;
+	int left = 0;
+
+	for (int i = 0; i < n; i++) {
+		bool a = attempt(i, !again, ctx);
+
+		if (again) {
+			again[i] = a;
+			left += a;
+		}
+	}
+	for (int round = 0; left && round < rounds; round++) {
+		bool last = round == rounds - 1;
+
+		sleep(pause_s[round]);
+		left = 0;
+		for (int i = 0; i < n; i++) {
+			if (!again[i])
+				continue;
+			again[i] = attempt(i, last, ctx);
+			left += again[i];
+		}
+	}
+	free(again);
+}
+
+struct stale_round {
+	const struct uaed_lun *luns;
+	const bool *gone;
+	bool remove;
+};
+
+static bool stale_attempt(int i, bool last, void *ctx)
+{
+	const struct stale_round *sr = ctx;
+
+	return sr->gone[i] && handle_stale(&sr->luns[i], sr->remove, last);
 }
 
 /* An answer that would make LUs stale on its own say-so only if it is plausible. */
@@ -656,7 +734,9 @@ int uaed_target_report_luns(const struct uaed_lun *luns, int n_luns, uint64_t **
 void uaed_check_stale(const struct uaed_lun *before, int n_before, bool remove_stale)
 {
 	uint64_t *reported = NULL;
+	struct stale_round sr;
 	const char *bad;
+	bool *gone;
 	char why[160];
 	int n;
 
@@ -681,13 +761,21 @@ void uaed_check_stale(const struct uaed_lun *before, int n_before, bool remove_s
 		free(reported);
 		return;
 	}
-	for (int i = 0; i < n_before; i++) {
-		bool found = false;
-
-		for (int j = 0; j < n && !found; j++)
-			found = reported[j] == before[i].lun;
-		if (!found)
-			handle_stale(&before[i], remove_stale);
+	gone = calloc((size_t)n_before, sizeof(*gone));
+	for (int i = 0; gone && i < n_before; i++) {
+		gone[i] = true;
+		for (int j = 0; j < n && gone[i]; j++)
+			gone[i] = reported[j] != before[i].lun;
 	}
 	free(reported);
+	if (!gone) {
+		sd_journal_send("MESSAGE=out of memory: stale LUNs of target %.*s not checked",
+				(int)(strrchr(before[0].hctl, ':') - before[0].hctl),
+				before[0].hctl, "PRIORITY=%d", LOG_ERR,
+				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=stale-check", NULL);
+		return;
+	}
+	sr = (struct stale_round){ .luns = before, .gone = gone, .remove = remove_stale };
+	uaed_hold_rounds(n_before, stale_attempt, &sr);
+	free(gone);
 }

@@ -22,11 +22,18 @@ int uaed_target_report_luns(const struct uaed_lun *luns, int n_luns, uint64_t **
 /*
  * The hold on one LU (see stale.c): every block node and the sg node opened exclusively,
  * nothing else found using it, still the LU it was (its sysfs WWID).  NULL and *@ret set
- * when held, else why not (in @why or a constant).
+ * when held, else why not (in @why or a constant), and in *@passing whether that may pass
+ * within seconds (another program's open file, lock or claim).
  */
 struct uaed_hold;
-const char *uaed_lu_hold(const struct uaed_lun *l, struct uaed_hold **ret, char *why,
-			 size_t size);
+const char *uaed_lu_hold(const struct uaed_lun *l, struct uaed_hold **ret, bool *passing,
+			 char *why, size_t size);
+/*
+ * @attempt(i, last, ctx) for each i below @n; those that answer true (held back for a
+ * moment) are tried again, all together, after 1, 2, 4 and 8 s, the fourth time as the
+ * @last.  Out of memory, each is tried once, as the last.
+ */
+void uaed_hold_rounds(int n, bool (*attempt)(int i, bool last, void *ctx), void *ctx);
 /* The held sg node, to ask the LU while held; -ENODEV if it has none. */
 int uaed_hold_sg(const struct uaed_hold *h);
 void uaed_hold_free(struct uaed_hold *h);

@@ -54,11 +54,15 @@ udevadm settle
 sleep 3	# past the debounce window of the first scan
 echo 1 >/sys/bus/pseudo/drivers/scsi_debug/max_luns
 touch_disk "$DISK"
+# (What uaeventd did since, if not: the scans, their stale checks, and why one kept it.)
 removed() {
 	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
 		UAEVENTS_ACTION=stale-lun >"$SAW"
 	jq -e -s --arg h "$LUN1" 'any(.[]; .UAEVENTS_HCTL == $h and .UAEVENTS_STALE == "removed")' \
-		"$SAW" >/dev/null
+		"$SAW" >/dev/null && return 0
+	journalctl --cursor "$cursor" -o short-monotonic --no-pager _SYSTEMD_UNIT=uaeventd.service \
+		>"$SAW"
+	return 1
 }
 check "the LUN the target no longer reports is removed (stale_luns = remove)" \
 	wait_for 60 removed

@@ -1,11 +1,12 @@
 #!/bin/sh
-# tap-plan: 24
+# tap-plan: 26
 # Sourced by run.sh.
 # stale_luns = remove, from the installed unit: a LUN the target no longer reports is
 # removed only when nothing uses it, in any way an administrator's host may use it (swap,
 # a mount in another namespace, btrfs, device mapper, loop, a process of another user, its
-# sg device), and the journal says why each one stays.  An empty REPORT LUNS answer, which
-# arrays give while they reconfigure, removes nothing.
+# sg device), and the journal says why each one stays.  One open for a moment only (a udev
+# worker's probe, multipathd's checker) is looked at again, and removed once closed.  An
+# empty REPORT LUNS answer, which arrays give while they reconfigure, removes nothing.
 
 check "uaeventd.service is active" wait_for 60 systemctl is-active --quiet uaeventd
 reload_with 's|^#stale_luns = log|stale_luns = remove|' "stale_luns = remove is in force"
@@ -47,14 +48,14 @@ check "no LUN was treated as stale" \
 check "all three LUNs are still there" lus_present 0 1 2
 echo 0 >"$SDEBUG/no_lun_0"
 
-# ---- nine LUNs, seven of them in use ----
+# ---- ten LUNs, seven of them in use, one for a moment ----
 sleep 3	# past the debounce window of the last scan
-echo 9 >"$SDEBUG/max_luns"
+echo 10 >"$SDEBUG/max_luns"
 touch_disk "$DISK"
-check "uaeventd scanned the target: LUNs 0 to 8" wait_for 90 lus_present 0 1 2 3 4 5 6 7 8
+check "uaeventd scanned the target: LUNs 0 to 9" wait_for 90 lus_present 0 1 2 3 4 5 6 7 8 9
 udevadm settle
-for n in 1 2 3 4 5 6 7 8; do eval "D$n=$(lu_disk $n)"; done
-tap_diag "LUN 1..8: $D1 $D2 $D3 $D4 $D5 $D6 $D7 $D8"
+for n in 1 2 3 4 5 6 7 8 9; do eval "D$n=$(lu_disk $n)"; done
+tap_diag "LUN 1..9: $D1 $D2 $D3 $D4 $D5 $D6 $D7 $D8 $D9"
 
 # The LUs share scsi_debug's one store: one partition table, a partition per use.
 printf 'size=16M\nsize=16M\nsize=160M\n' | sfdisk -q "/dev/$D1" >/dev/null 2>&1
@@ -82,7 +83,9 @@ nobody_pid=$!
 SG7=$(ls "/sys/class/scsi_device/$T:7/device/scsi_generic/")
 sleep 900 3<>"/dev/$SG7" &
 sg_pid=$!
-# LUN 8: unused.
+# LUN 8: unused.  LUN 9: open until uaeventd has looked at it once, as a probe is.
+sleep 900 3<"/dev/$D9" &
+brief_pid=$!
 # holds PID DEV: process PID has /dev/DEV open as its descriptor 3.
 holds() { [ "$(readlink "/proc/$1/fd/3" 2>/dev/null)" = "/dev/$2" ]; }
 # in_use: every use is in place, the background holders' too (not after a fixed wait: the
@@ -100,7 +103,7 @@ in_use() {
 	grep -q "^/dev/${D2}2 " /proc/swaps && mountpoint -q /mnt/btrfs &&
 		dmsetup info uae-stale >/dev/null && [ -n "$loopdev" ] &&
 		nsenter -t "$ns_pid" -m mountpoint -q /mnt/ns &&
-		holds "$nobody_pid" "$D6" && holds "$sg_pid" "$SG7"
+		holds "$nobody_pid" "$D6" && holds "$sg_pid" "$SG7" && holds "$brief_pid" "$D9"
 }
 check "LUNs 1 to 7 in use: namespace mount, swap, btrfs, dm, loop ($loopdev), open files" \
 	wait_for 30 in_use
@@ -115,6 +118,17 @@ echo 1 >"$SDEBUG/max_luns"
 dd if="/dev/$DISK" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null
 check "the unused LUN 8 is removed" wait_for 90 stale_entry 8 '.UAEVENTS_STALE == "removed"'
 check "and gone from sysfs" wait_for 10 sh -c "! test -e /sys/class/scsi_device/$T:8"
+# stale_wait LUN: uaeventd said it looks at LUN again, since the cursor.
+stale_wait() {
+	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_ACTION=stale-wait "UAEVENTS_HCTL=$T:$1" >"$SAW"
+	jq -n -e "any(inputs; .UAEVENTS_REASON | test(\"open in process $brief_pid \"))" \
+		"$SAW" >/dev/null
+}
+check "LUN 9, open in a process for now, is not removed yet and looked at again" \
+	wait_for 60 stale_wait 9
+kill "$brief_pid"
+check "closed, it is removed" wait_for 60 stale_entry 9 '.UAEVENTS_STALE == "removed"'
 for n in 1 2 3 4 5 6 7; do
 	case $n in
 	1) what="mounted in another mount namespace"; reason='claimed by the kernel' ;;
