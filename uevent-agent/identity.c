@@ -154,10 +154,11 @@ enum reused_try { REUSED_DONE, REUSED_REMOVED, REUSED_AGAIN };
 
 /*
  * Remove @l if it is held, unused and still answers as @now.  Held back for a reason that
- * may pass (stale.h) and not the @last try: REUSED_AGAIN, nothing logged.
+ * may pass (stale.h) and not the @last try: REUSED_AGAIN, said on the first (@round 0).
  */
 static enum reused_try remove_reused(const struct uaed_lun *l, const char *disk,
-				     const struct ident *was, const struct ident *now, bool last)
+				     const struct ident *was, const struct ident *now, int round,
+				     bool last)
 {
 	struct uaed_hold *h;
 	struct ident again;
@@ -175,12 +176,15 @@ static enum reused_try remove_reused(const struct uaed_lun *l, const char *disk,
 		uaed_hold_free(h);
 	}
 	if (kept && passing && !last) {
-		sd_journal_send("MESSAGE=LUN %s (%s) now answers as another logical unit: %s, "
-				"was %s; not removed yet: %s; looking again", l->hctl,
-				disk[0] ? disk : "no block device", now->name, was->name, kept,
-				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=lun-reused-wait", "UAEVENTS_HCTL=%s", l->hctl,
-				"UAEVENTS_REASON=%s", kept, NULL);
+		if (round == 0)
+			sd_journal_send("MESSAGE=LUN %s (%s) now answers as another logical unit: "
+					"%s, was %s; not removed yet: %s; looking again", l->hctl,
+					disk[0] ? disk : "no block device", now->name, was->name,
+					kept, "PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+					"UAEVENTS_ACTION=lun-reused-wait", "UAEVENTS_HCTL=%s",
+					l->hctl, "UAEVENTS_OLD_WWID=%s", was->name,
+					"UAEVENTS_NEW_WWID=%s", now->name, "UAEVENTS_REASON=%s", kept,
+					NULL);
 		return REUSED_AGAIN;
 	}
 	if (kept) {
@@ -340,16 +344,17 @@ struct identity_round {
 	int max_removed, n_removed;
 };
 
-static bool identity_removal(struct identity_round *ir, int i, const struct reused *u, bool last)
+static bool identity_removal(struct identity_round *ir, int i, const struct reused *u,
+			     int round, bool last)
 {
-	enum reused_try t = remove_reused(&ir->luns[i], u->disk, &u->was, &u->now, last);
+	enum reused_try t = remove_reused(&ir->luns[i], u->disk, &u->was, &u->now, round, last);
 
 	if (t == REUSED_REMOVED && ir->n_removed++ < ir->max_removed)
 		ir->removed[ir->n_removed - 1] = ir->luns[i].lun;
 	return t == REUSED_AGAIN;
 }
 
-static bool identity_attempt(int i, bool last, void *ctx)
+static bool identity_attempt(int i, int round, bool last, void *ctx)
 {
 	struct identity_round *ir = ctx;
 	const struct uaed_lun *l = &ir->luns[i];
@@ -358,7 +363,7 @@ static bool identity_attempt(int i, bool last, void *ctx)
 	int fd, r;
 
 	if (ir->waiting[i]) {
-		if (identity_removal(ir, i, ir->waiting[i], last))
+		if (identity_removal(ir, i, ir->waiting[i], round, last))
 			return true;
 		free(ir->waiting[i]);
 		ir->waiting[i] = NULL;
@@ -391,7 +396,7 @@ static bool identity_attempt(int i, bool last, void *ctx)
 	}
 	/* Kept for the next look only if there is room to keep what it was asked. */
 	keep = last ? NULL : malloc(sizeof(*keep));
-	if (!identity_removal(ir, i, &u, !keep)) {
+	if (!identity_removal(ir, i, &u, round, !keep)) {
 		free(keep);
 		return false;
 	}
@@ -401,7 +406,8 @@ static bool identity_attempt(int i, bool last, void *ctx)
 }
 
 int uaed_check_identity(const struct uaed_lun *luns, int n, const uint64_t *listed,
-			int n_listed, bool remove, uint64_t *removed, int max_removed)
+			int n_listed, bool remove, unsigned int budget_s, uint64_t *removed,
+			int max_removed)
 {
 	struct identity_round ir = {
 		.luns = luns, .listed = listed, .n_listed = n_listed, .remove = remove,
@@ -413,7 +419,7 @@ int uaed_check_identity(const struct uaed_lun *luns, int n, const uint64_t *list
 		sd_journal_print(LOG_ERR, "uaeventd: out of memory: identities not checked");
 		return 0;
 	}
-	uaed_hold_rounds(n, identity_attempt, &ir);
+	uaed_hold_rounds(n, budget_s, NULL, identity_attempt, &ir);
 	for (int i = 0; i < n; i++)
 		free(ir.waiting[i]);
 	free(ir.waiting);

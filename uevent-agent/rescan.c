@@ -170,6 +170,15 @@ static bool has_lun(const struct uaed_lun *luns, int n, uint64_t lun)
 }
 
 /*
+ * How long a scan may spend looking again at LUs held back for a moment, each of its two
+ * such checks (identities, stale LUNs): a quarter of its timeout, so that it ends within it.
+ */
+static unsigned int hold_budget_s(const struct uaed_rescan *ctx)
+{
+	return ctx->cfg->rescan_timeout_s / 4;
+}
+
+/*
  * One REPORT LUNS, through a LU of the target, against what this host has: the LUNs to
  * add, the ones left out because someone removed them here lately (each said in the
  * journal), and whether a LU here is gone from the list.  -errno if it cannot be asked.
@@ -248,7 +257,8 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 	if (r == 0) {
 		int max = (int)(sizeof(inv.add) / sizeof(inv.add[0]) - inv.n_add);
 		int gone = uaed_check_identity(before, n, inv.listed, inv.n_listed,
-					       ctx->cfg->remove_stale, inv.add + inv.n_add, max);
+					       ctx->cfg->remove_stale, hold_budget_s(ctx),
+					       inv.add + inv.n_add, max);
 
 		inv.more |= gone > max;
 		inv.n_add += (unsigned int)(gone < max ? gone : max);
@@ -289,7 +299,7 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
 				"UAEVENTS_ACTION=scan-verify", "UAEVENTS_TARGET=%s", target, NULL);
 		if (inv.gone)
-			uaed_check_stale(before, n, ctx->cfg->remove_stale);
+			uaed_check_stale(before, n, ctx->cfg->remove_stale, hold_budget_s(ctx));
 		goto out;
 	}
 	snprintf(path, sizeof(path), "/sys/class/scsi_host/host%u/scan", e->host);
@@ -344,7 +354,7 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 			"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%s", target,
 			"UAEVENTS_ADDED=%s", added, "UAEVENTS_LEFT_OUT=%s", inv.left_out, NULL);
 	if (!failed && n > 0 && (wildcard || inv.gone))
-		uaed_check_stale(before, n, ctx->cfg->remove_stale);
+		uaed_check_stale(before, n, ctx->cfg->remove_stale, hold_budget_s(ctx));
 	r = failed ? -EIO : 0;
 out:
 	free(inv.listed);

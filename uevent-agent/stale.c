@@ -328,20 +328,21 @@ static void comm_of(int procfd, const char *pid, char *comm, size_t size)
 }
 
 /*
- * A process other than this one with one of the LU's device nodes open.  A process whose
- * open files cannot be read counts as one: nothing proves that it does not.
+ * A process other than this one with one of the LU's device nodes open: 1, and which in
+ * @why.  A process whose open files cannot be read counts as one, since nothing proves
+ * that it does not: -1.  None: 0.
  */
-static bool process_user(const struct lu_nodes *ln, char *why, size_t size)
+static int process_user(const struct lu_nodes *ln, char *why, size_t size)
 {
 	DIR *proc = opendir("/proc");
 	long self = (long)getpid();
 	struct dirent *de;
-	bool found = false;
+	int found = 0;
 	char path[64], comm[32];
 
 	if (!proc) {
 		snprintf(why, size, "cannot read /proc: %s", strerror(errno));
-		return true;
+		return -1;
 	}
 	while (!found && (de = readdir(proc))) {
 		struct dirent *f;
@@ -365,7 +366,7 @@ static bool process_user(const struct lu_nodes *ln, char *why, size_t size)
 			comm_of(dirfd(proc), de->d_name, comm, sizeof(comm));
 			snprintf(why, size, "cannot see the open files of process %ld (%s): %s",
 				 pid, comm, strerror(err));
-			found = true;
+			found = -1;
 			break;
 		}
 		while (!found && (f = readdir(fds))) {
@@ -374,12 +375,27 @@ static bool process_user(const struct lu_nodes *ln, char *why, size_t size)
 				continue;
 			comm_of(dirfd(proc), de->d_name, comm, sizeof(comm));
 			snprintf(why, size, "open in process %ld (%s)", pid, comm);
-			found = true;
+			found = 1;
 		}
 		closedir(fds);
 	}
 	closedir(proc);
 	return found;
+}
+
+/*
+ * An exclusive open that no holder, mount or swap explains is the kernel's (a mount in
+ * another namespace, a btrfs, md or LIO member) and lasts, unless a process has the node
+ * open: a program's (mkfs, fsck, a partitioner), which ends.  True then, @why saying which.
+ */
+static bool program_claim(const struct lu_nodes *ln, char *why, size_t size)
+{
+	char opener[256];
+
+	if (process_user(ln, opener, sizeof(opener)) <= 0)
+		return false;
+	snprintf(why, size, "claimed, %s", opener);
+	return true;
 }
 
 static void release(struct lu_nodes *ln)
@@ -395,15 +411,16 @@ static void release(struct lu_nodes *ln)
  * Take the LU: every block node exclusively, the sg node exclusively, the whole disk's
  * BSD lock (systemd's convention for "a tool is working on this disk", udev included).
  * NULL when held and nothing else uses it; else why not (and nothing is held), and in
- * *@passing whether that may pass within seconds: an open file, a lock or a claim of
- * another program (a udev worker probing the disk, multipathd's checker looking at a
- * path it does not map), not a holder, a mount, swap, a loop device or another LU.
+ * *@passing whether that may pass within seconds: another program's open file, lock or
+ * exclusive open (a udev worker probing the disk, multipathd's checker looking at a path
+ * it does not map, mkfs), or the node going away; not a holder, a mount in any namespace,
+ * swap, a loop device, a process whose files cannot be read, or another LU.
  */
 static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, bool *passing,
 			char *why, size_t size)
 {
 	char wwid[128], held[MAX_NODES][96];
-	int nheld;
+	int nheld, r;
 
 	*passing = false;
 	memset(ln, 0, sizeof(*ln));
@@ -419,15 +436,15 @@ static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, bool *pas
 		if (!nd->blk && !is_sg(nd))
 			continue;	/* tape and others: opening one has side effects */
 		fd = open_node(nd, nd->blk ? O_RDONLY | O_EXCL : O_RDWR | O_EXCL);
-		/* A claim nothing here explains may be a program's (mkfs, fsck): looked again. */
 		if (fd == -EBUSY && nd->blk)
-			*passing = !why_claimed(l->dirfd, ln, nd, why, size);
+			*passing = !why_claimed(l->dirfd, ln, nd, why, size) &&
+				   program_claim(ln, why, size);
 		else if (fd == -EBUSY)
 			snprintf(why, size, "open (%s)", node_name(nd));
 		else if (fd < 0)
 			snprintf(why, size, "cannot hold %s: %s", node_name(nd), strerror(-fd));
 		if (fd < 0) {
-			*passing |= !nd->blk || fd != -EBUSY;
+			*passing |= (!nd->blk && fd == -EBUSY) || fd == -ENOENT || fd == -ENXIO;
 			goto fail;
 		}
 		nd->fd = fd;
@@ -448,8 +465,9 @@ static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, bool *pas
 	}
 	if (loop_user(ln, why, size))
 		goto fail;
-	if (process_user(ln, why, size)) {
-		*passing = true;
+	r = process_user(ln, why, size);
+	if (r) {
+		*passing = r > 0;
 		goto fail;
 	}
 	/* Held: still the LU it was, and no node appeared that is not held. */
@@ -616,89 +634,6 @@ bool uaed_lu_disk(const struct uaed_lun *l, char *disk, size_t size)
 	return false;
 }
 
-/*
- * One try at a stale LU; true to be tried again in a moment (the hold was refused for a
- * reason that may pass, and this is not the @last try), else it is logged.
- */
-static bool handle_stale(const struct uaed_lun *l, bool remove_stale, bool last)
-{
-	struct uaed_hold *h;
-	char disk[32], why[256];
-	const char *kept;
-	bool passing;
-	int r;
-
-	uaed_lu_disk(l, disk, sizeof(disk));
-	if (!remove_stale) {
-		log_stale(l, disk, LOGGED, NULL);
-		return false;
-	}
-	kept = uaed_lu_hold(l, &h, &passing, why, sizeof(why));
-	if (kept && passing && !last) {
-		sd_journal_send("MESSAGE=LUN %s (%s) is no longer reported by its target; not "
-				"removed yet: %s; looking again", l->hctl,
-				disk[0] ? disk : "no block device", kept,
-				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=stale-wait", "UAEVENTS_HCTL=%s", l->hctl,
-				"UAEVENTS_WWID=%s", l->wwid, "UAEVENTS_REASON=%s", kept, NULL);
-		return true;
-	}
-	if (kept) {
-		log_stale(l, disk, KEPT, kept);
-		return false;
-	}
-	r = uaed_lu_delete(l, h);
-	if (r < 0)
-		log_stale(l, disk, FAILED, strerror(-r));
-	else
-		log_stale(l, disk, REMOVED, NULL);
-	return false;
-}
-
-void uaed_hold_rounds(int n, bool (*attempt)(int i, bool last, void *ctx), void *ctx)
-{
-	/* Seconds before each further look: a probe or a checker's open lasts less. */
-	static const unsigned int pause_s[] = { 1, 2, 4, 8 };
-	const int rounds = (int)(sizeof(pause_s) / sizeof(pause_s[0]));
-	bool *again = n > 0 ? calloc((size_t)n, sizeof(*again)) : NULL;
-	int left = 0;
-
-	for (int i = 0; i < n; i++) {
-		bool a = attempt(i, !again, ctx);
-
-		if (again) {
-			again[i] = a;
-			left += a;
-		}
-	}
-	for (int round = 0; left && round < rounds; round++) {
-		bool last = round == rounds - 1;
-
-		sleep(pause_s[round]);
-		left = 0;
-		for (int i = 0; i < n; i++) {
-			if (!again[i])
-				continue;
-			again[i] = attempt(i, last, ctx);
-			left += again[i];
-		}
-	}
-	free(again);
-}
-
-struct stale_round {
-	const struct uaed_lun *luns;
-	const bool *gone;
-	bool remove;
-};
-
-static bool stale_attempt(int i, bool last, void *ctx)
-{
-	const struct stale_round *sr = ctx;
-
-	return sr->gone[i] && handle_stale(&sr->luns[i], sr->remove, last);
-}
-
 /* An answer that would make LUs stale on its own say-so only if it is plausible. */
 static const char *implausible(const uint64_t *reported, int n, const struct uaed_lun *before,
 			       int n_before, char *why, size_t size)
@@ -721,6 +656,140 @@ static const char *implausible(const uint64_t *reported, int n, const struct uae
 	return NULL;
 }
 
+/*
+ * One try at a stale LU; true to be tried again in a moment (the hold was refused for a
+ * reason that may pass, and this is not the @last try), else it is logged.  That it waits
+ * is said once, on the first try (@round 0).
+ */
+static bool handle_stale(const struct uaed_lun *l, bool remove_stale, int round, bool last)
+{
+	struct uaed_hold *h;
+	char disk[32], why[256];
+	const char *kept;
+	bool passing;
+	int r;
+
+	uaed_lu_disk(l, disk, sizeof(disk));
+	if (!remove_stale) {
+		log_stale(l, disk, LOGGED, NULL);
+		return false;
+	}
+	kept = uaed_lu_hold(l, &h, &passing, why, sizeof(why));
+	if (kept && passing && !last) {
+		if (round == 0)
+			sd_journal_send("MESSAGE=LUN %s (%s) is no longer reported by its target; "
+					"not removed yet: %s; looking again", l->hctl,
+					disk[0] ? disk : "no block device", kept,
+					"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+					"UAEVENTS_ACTION=stale-wait", "UAEVENTS_HCTL=%s", l->hctl,
+					"UAEVENTS_WWID=%s", l->wwid, "UAEVENTS_REASON=%s", kept,
+					NULL);
+		return true;
+	}
+	if (kept) {
+		log_stale(l, disk, KEPT, kept);
+		return false;
+	}
+	r = uaed_lu_delete(l, h);
+	if (r < 0)
+		log_stale(l, disk, FAILED, strerror(-r));
+	else
+		log_stale(l, disk, REMOVED, NULL);
+	return false;
+}
+
+void uaed_hold_rounds(int n, unsigned int budget_s, bool (*refresh)(void *ctx),
+		      bool (*attempt)(int i, int round, bool last, void *ctx), void *ctx)
+{
+	/* Seconds before each further look: a probe or a checker's open lasts less. */
+	static const unsigned int pause_s[] = { 1, 2, 4, 8 };
+	bool *again = n > 0 ? calloc((size_t)n, sizeof(*again)) : NULL;
+	unsigned int spent = 0;
+	int rounds = 0, left = 0;
+
+	/* As many as the budget holds: the job that looks must end well within its timeout. */
+	while (rounds < (int)(sizeof(pause_s) / sizeof(pause_s[0])) &&
+	       spent + pause_s[rounds] <= budget_s)
+		spent += pause_s[rounds++];
+	for (int i = 0; i < n; i++) {
+		bool a = attempt(i, 0, !again || rounds == 0, ctx);
+
+		if (again) {
+			again[i] = a;
+			left += a;
+		}
+	}
+	for (int round = 1; left && round <= rounds; round++) {
+		bool last = round == rounds;
+
+		sleep(pause_s[round - 1]);
+		if (refresh && !refresh(ctx))
+			last = true;
+		left = 0;
+		for (int i = 0; i < n; i++) {
+			if (!again[i])
+				continue;
+			again[i] = attempt(i, round, last, ctx);
+			left += again[i];
+		}
+	}
+	free(again);
+}
+
+struct stale_round {
+	const struct uaed_lun *luns;
+	int n;
+	bool *gone;
+	bool remove;
+	const char *unconfirmed;	/* why the target's list could not be read again */
+	char why[160];
+};
+
+/*
+ * Before each further look: what the target lists now.  A LUN listed again is no longer
+ * stale (an array reconfiguring); a list that cannot be read again leaves every one that
+ * waits unproven, kept.
+ */
+static bool stale_refresh(void *ctx)
+{
+	struct stale_round *sr = ctx;
+	uint64_t *reported = NULL;
+	int n = uaed_target_report_luns(sr->luns, sr->n, &reported);
+
+	sr->unconfirmed = n < 0 ? "REPORT LUNS failed when looked at again" :
+			  implausible(reported, n, sr->luns, sr->n, sr->why, sizeof(sr->why));
+	for (int i = 0; !sr->unconfirmed && i < sr->n; i++) {
+		if (!sr->gone[i])
+			continue;
+		for (int j = 0; j < n && sr->gone[i]; j++)
+			sr->gone[i] = reported[j] != sr->luns[i].lun;
+		if (!sr->gone[i]) {
+			sd_journal_send("MESSAGE=LUN %s is reported by its target again: not "
+					"stale", sr->luns[i].hctl, "PRIORITY=%d", LOG_INFO,
+					"SYSLOG_IDENTIFIER=uaeventd",
+					"UAEVENTS_ACTION=stale-wait", "UAEVENTS_HCTL=%s",
+					sr->luns[i].hctl, "UAEVENTS_REASON=listed again", NULL);
+		}
+	}
+	free(reported);
+	return !sr->unconfirmed;
+}
+
+static bool stale_attempt(int i, int round, bool last, void *ctx)
+{
+	struct stale_round *sr = ctx;
+	char disk[32];
+
+	if (!sr->gone[i])
+		return false;
+	if (sr->unconfirmed) {
+		uaed_lu_disk(&sr->luns[i], disk, sizeof(disk));
+		log_stale(&sr->luns[i], disk, KEPT, sr->unconfirmed);
+		return false;
+	}
+	return handle_stale(&sr->luns[i], sr->remove, round, last);
+}
+
 int uaed_target_report_luns(const struct uaed_lun *luns, int n_luns, uint64_t **reported)
 {
 	int n = -ENODEV;
@@ -731,7 +800,8 @@ int uaed_target_report_luns(const struct uaed_lun *luns, int n_luns, uint64_t **
 	return n;
 }
 
-void uaed_check_stale(const struct uaed_lun *before, int n_before, bool remove_stale)
+void uaed_check_stale(const struct uaed_lun *before, int n_before, bool remove_stale,
+		      unsigned int budget_s)
 {
 	uint64_t *reported = NULL;
 	struct stale_round sr;
@@ -762,20 +832,21 @@ void uaed_check_stale(const struct uaed_lun *before, int n_before, bool remove_s
 		return;
 	}
 	gone = calloc((size_t)n_before, sizeof(*gone));
-	for (int i = 0; gone && i < n_before; i++) {
-		gone[i] = true;
-		for (int j = 0; j < n && gone[i]; j++)
-			gone[i] = reported[j] != before[i].lun;
+	for (int i = 0; i < n_before; i++) {
+		bool found = false;
+
+		for (int j = 0; j < n && !found; j++)
+			found = reported[j] == before[i].lun;
+		if (gone)
+			gone[i] = !found;
+		else if (!found)	/* out of memory: one look each, as the last */
+			handle_stale(&before[i], remove_stale, 0, true);
 	}
 	free(reported);
-	if (!gone) {
-		sd_journal_send("MESSAGE=out of memory: stale LUNs of target %.*s not checked",
-				(int)(strrchr(before[0].hctl, ':') - before[0].hctl),
-				before[0].hctl, "PRIORITY=%d", LOG_ERR,
-				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=stale-check", NULL);
+	if (!gone)
 		return;
-	}
-	sr = (struct stale_round){ .luns = before, .gone = gone, .remove = remove_stale };
-	uaed_hold_rounds(n_before, stale_attempt, &sr);
+	sr = (struct stale_round){ .luns = before, .n = n_before, .gone = gone,
+				   .remove = remove_stale };
+	uaed_hold_rounds(n_before, budget_s, stale_refresh, stale_attempt, &sr);
 	free(gone);
 }

@@ -29,11 +29,14 @@ struct uaed_hold;
 const char *uaed_lu_hold(const struct uaed_lun *l, struct uaed_hold **ret, bool *passing,
 			 char *why, size_t size);
 /*
- * @attempt(i, last, ctx) for each i below @n; those that answer true (held back for a
- * moment) are tried again, all together, after 1, 2, 4 and 8 s, the fourth time as the
- * @last.  Out of memory, each is tried once, as the last.
+ * @attempt(i, round, last, ctx) for each i below @n (round 0); those that answer true
+ * (held back for a moment) are tried again, all together, after 1, 2, 4 and 8 s (rounds 1
+ * to 4), as many of those pauses as @budget_s holds, the final one as the @last; before
+ * each, @refresh(ctx) if given, false making it the last.  Out of memory, each is tried
+ * once, as the last.
  */
-void uaed_hold_rounds(int n, bool (*attempt)(int i, bool last, void *ctx), void *ctx);
+void uaed_hold_rounds(int n, unsigned int budget_s, bool (*refresh)(void *ctx),
+		      bool (*attempt)(int i, int round, bool last, void *ctx), void *ctx);
 /* The held sg node, to ask the LU while held; -ENODEV if it has none. */
 int uaed_hold_sg(const struct uaed_hold *h);
 void uaed_hold_free(struct uaed_hold *h);
@@ -45,8 +48,10 @@ int uaed_lu_open_sg(const struct uaed_lun *l);
 bool uaed_lu_disk(const struct uaed_lun *l, char *disk, size_t size);
 /*
  * After a scan: compare @before with the target's REPORT LUNS; log the ones gone, and
- * under @remove_stale remove each that is provably unused and still the LU it was.
+ * under @remove_stale remove each that is provably unused and still the LU it was, those
+ * held back for a moment looked at again within @budget_s (uaed_hold_rounds()).
  */
-void uaed_check_stale(const struct uaed_lun *before, int n_before, bool remove_stale);
+void uaed_check_stale(const struct uaed_lun *before, int n_before, bool remove_stale,
+		      unsigned int budget_s);
 
 #endif /* UAED_STALE_H */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 26
+# tap-plan: 27
 # Sourced by run.sh.
 # stale_luns = remove, from the installed unit: a LUN the target no longer reports is
 # removed only when nothing uses it, in any way an administrator's host may use it (swap,
@@ -103,11 +103,12 @@ in_use() {
 	grep -q "^/dev/${D2}2 " /proc/swaps && mountpoint -q /mnt/btrfs &&
 		dmsetup info uae-stale >/dev/null && [ -n "$loopdev" ] &&
 		nsenter -t "$ns_pid" -m mountpoint -q /mnt/ns &&
-		holds "$nobody_pid" "$D6" && holds "$sg_pid" "$SG7" && holds "$brief_pid" "$D9"
+		holds "$nobody_pid" "$D6" && holds "$sg_pid" "$SG7"
 }
 check "LUNs 1 to 7 in use: namespace mount, swap, btrfs, dm, loop ($loopdev), open files" \
 	wait_for 30 in_use
 check "the namespace's mount is not in this namespace" sh -c "! mountpoint -q /mnt/ns"
+check "LUN 9 open in process $brief_pid" wait_for 30 holds "$brief_pid" "$D9"
 udevadm settle
 
 cursor=$(journal_cursor)
