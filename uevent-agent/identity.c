@@ -362,7 +362,7 @@ static bool identity_attempt(int i, int round, bool last, void *ctx)
 	bool still = false;
 	int fd, r;
 
-	if (ir->waiting[i]) {
+	if (ir->waiting && ir->waiting[i]) {
 		if (identity_removal(ir, i, ir->waiting[i], round, last))
 			return true;
 		free(ir->waiting[i]);
@@ -395,7 +395,7 @@ static bool identity_attempt(int i, int round, bool last, void *ctx)
 		return false;
 	}
 	/* Kept for the next look only if there is room to keep what it was asked. */
-	keep = last ? NULL : malloc(sizeof(*keep));
+	keep = last || !ir->waiting ? NULL : malloc(sizeof(*keep));
 	if (!identity_removal(ir, i, &u, round, !keep)) {
 		free(keep);
 		return false;
@@ -415,12 +415,9 @@ int uaed_check_identity(const struct uaed_lun *luns, int n, const uint64_t *list
 		.removed = removed, .max_removed = max_removed,
 	};
 
-	if (n > 0 && !ir.waiting) {
-		sd_journal_print(LOG_ERR, "uaeventd: out of memory: identities not checked");
-		return 0;
-	}
-	uaed_hold_rounds(n, budget_s, NULL, identity_attempt, &ir);
-	for (int i = 0; i < n; i++)
+	/* Out of memory: one look each, as the last. */
+	uaed_hold_rounds(n, ir.waiting ? budget_s : 0, NULL, identity_attempt, &ir);
+	for (int i = 0; ir.waiting && i < n; i++)
 		free(ir.waiting[i]);
 	free(ir.waiting);
 	return ir.n_removed;

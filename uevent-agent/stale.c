@@ -739,7 +739,7 @@ void uaed_hold_rounds(int n, unsigned int budget_s, bool (*refresh)(void *ctx),
 struct stale_round {
 	const struct uaed_lun *luns;
 	int n;
-	bool *gone;
+	bool *gone;			/* not listed by the target, and not settled yet */
 	bool remove;
 	const char *unconfirmed;	/* why the target's list could not be read again */
 	char why[160];
@@ -767,8 +767,9 @@ static bool stale_refresh(void *ctx)
 			sd_journal_send("MESSAGE=LUN %s is reported by its target again: not "
 					"stale", sr->luns[i].hctl, "PRIORITY=%d", LOG_INFO,
 					"SYSLOG_IDENTIFIER=uaeventd",
-					"UAEVENTS_ACTION=stale-wait", "UAEVENTS_HCTL=%s",
-					sr->luns[i].hctl, "UAEVENTS_REASON=listed again", NULL);
+					"UAEVENTS_ACTION=stale-lun", "UAEVENTS_HCTL=%s",
+					sr->luns[i].hctl, "UAEVENTS_WWID=%s", sr->luns[i].wwid,
+					"UAEVENTS_STALE=listed-again", NULL);
 		}
 	}
 	free(reported);
@@ -785,9 +786,12 @@ static bool stale_attempt(int i, int round, bool last, void *ctx)
 	if (sr->unconfirmed) {
 		uaed_lu_disk(&sr->luns[i], disk, sizeof(disk));
 		log_stale(&sr->luns[i], disk, KEPT, sr->unconfirmed);
+		sr->gone[i] = false;
 		return false;
 	}
-	return handle_stale(&sr->luns[i], sr->remove, round, last);
+	/* Settled (logged) ones are left out of the next list's comparison. */
+	sr->gone[i] = handle_stale(&sr->luns[i], sr->remove, round, last);
+	return sr->gone[i];
 }
 
 int uaed_target_report_luns(const struct uaed_lun *luns, int n_luns, uint64_t **reported)
