@@ -8,15 +8,21 @@
  *    pass-through or RQF_QUIET requests, whose failures the kernel expects): the
  *    midlayer's final answer, with host byte, status and sense still in the command;
  *  - a kretprobe on scsi_timeout(), called when a command's timer expires: an event
- *    only when the midlayer gave up on it (see uae_timeout_ret()).
+ *    only when the midlayer gave up on it (see uae_timeout_ret());
+ *  - a kprobe on scsi_command_normalize_sense(), which scsi_io_completion() calls only
+ *    for a command that did not succeed: pass-through failures without a CHECK
+ *    CONDITION (see uae_normalize_sense_pre()).
  * Every handler runs in atomic context.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blk-mq.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <scsi/scsi.h>
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_device.h>
 #include <scsi/scsi_eh.h>
@@ -116,6 +122,8 @@ static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
  * tests/checkpatch.sh in 6.1's, and kernel.sh's timeout event on each test kernel.
  */
 #define UAE_EH_ABORT_SCHEDULED	0x0002
+/* scsi_priv.h's SCSI_CMD_RETRIES_NO_LIMIT, checked the same way. */
+#define UAE_CMD_RETRIES_NO_LIMIT	-1
 
 struct uae_timeout_data {
 	struct request *rq;
@@ -193,8 +201,196 @@ static void uae_block_rq_error(void *data, struct request *rq, blk_status_t erro
 	uae_capture(&in);
 }
 
+/*
+ * A pass-through command that fails without a CHECK CONDITION (a host byte such as
+ * DID_NO_CONNECT or DID_TRANSPORT_*, RESERVATION CONFLICT, BUSY once the midlayer stops
+ * retrying) reaches neither scsi_check_sense() nor block_rq_error (blk_update_request()
+ * leaves pass-through requests out).  What it does reach is scsi_io_completion(), on every
+ * completion, and within it, only for a nonzero result, scsi_command_normalize_sense():
+ * once from scsi_io_completion_nz_result(), and a second time from
+ * scsi_io_completion_action() when a failed command that moves no data may be retried
+ * (both inlined into scsi_io_completion() in Debian's kernels).  Its other callers
+ * (sd_done(), scsi_execute_cmd(), trace events; scsi_check_sense() has it inlined) are
+ * told apart by the return address: only calls that return into scsi_io_completion()
+ * (or its helpers, where a kernel keeps them apart) count.  Of those, the second of a
+ * completion is the one the first expected (uae_second_*).
+ */
+
+/* Return addresses seen, each with whether it is in scsi_io_completion(). */
+#define UAE_SITES	16
+static unsigned long uae_site_addr[UAE_SITES];
+static bool uae_site_counts[UAE_SITES];
+
+static bool uae_site_is_io_completion(unsigned long from)
+{
+	char name[KSYM_SYMBOL_LEN];
+	const char *rest;
+	bool counts;
+
+	for (int i = 0; i < UAE_SITES; i++) {
+		/* Pairs with the release below: the verdict is read after its address. */
+		unsigned long a = smp_load_acquire(&uae_site_addr[i]);
+
+		if (a == from)
+			return READ_ONCE(uae_site_counts[i]);
+		if (!a)
+			break;
+	}
+	/* A call site not seen yet: kallsyms names it ("scsi_io_completion+0x98/0x6c0"). */
+	sprint_symbol(name, from);
+	rest = str_has_prefix(name, "scsi_io_completion") ? name + 18 : NULL;
+	counts = rest && (*rest == '+' || *rest == '_');
+	for (int i = 0; i < UAE_SITES; i++) {
+		if (!READ_ONCE(uae_site_addr[i]) && !cmpxchg(&uae_site_addr[i], 0, ULONG_MAX)) {
+			WRITE_ONCE(uae_site_counts[i], counts);
+			/* The verdict is visible before the address that finds it. */
+			smp_store_release(&uae_site_addr[i], from);
+			break;
+		}
+	}
+	return counts;
+}
+
+/*
+ * The first calls of completions that may make a second: a ring, since a first whose
+ * second never comes (a guess of scsi_noretry_cmd() that was wrong) must not stay.  The
+ * two calls of one completion come from two call sites, microseconds apart; a later
+ * completion of the same command starts again from the first site, which tells its first
+ * call from the second of an earlier one.  Only a second call with 64 first calls between
+ * it and its own first (none of the kernel's completions nest that deep) would be taken
+ * for a first: the command counted twice, never lost.
+ */
+#define UAE_SECOND_SLOTS	64
+struct uae_first_call {
+	struct scsi_cmnd *cmd;
+	unsigned long from;
+};
+static struct uae_first_call uae_first_calls[UAE_SECOND_SLOTS];
+static unsigned int uae_first_next;
+static DEFINE_RAW_SPINLOCK(uae_first_lock);
+
+/* The second call of @cmd's completion (from another site than its first): forgotten. */
+static bool uae_second_call(struct scsi_cmnd *cmd, unsigned long from)
+{
+	unsigned long flags;
+	bool second = false;
+
+	raw_spin_lock_irqsave(&uae_first_lock, flags);
+	for (int i = 0; i < UAE_SECOND_SLOTS; i++) {
+		struct uae_first_call *f = &uae_first_calls[i];
+
+		if (f->cmd != cmd)
+			continue;
+		second = f->from != from;
+		f->cmd = NULL;
+		break;
+	}
+	raw_spin_unlock_irqrestore(&uae_first_lock, flags);
+	return second;
+}
+
+static void uae_first_call(struct scsi_cmnd *cmd, unsigned long from)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&uae_first_lock, flags);
+	uae_first_calls[uae_first_next] = (struct uae_first_call){ .cmd = cmd, .from = from };
+	uae_first_next = (uae_first_next + 1) % UAE_SECOND_SLOTS;
+	raw_spin_unlock_irqrestore(&uae_first_lock, flags);
+}
+
+/*
+ * scsi_noretry_cmd() (not exported) for a pass-through command without DID_OK and CHECK
+ * CONDITION: whether scsi_io_completion() fails a command that moves no data at once,
+ * without the second call.  A wrong answer costs nothing (uae_first_call()).
+ */
+static bool uae_passthrough_noretry(struct scsi_cmnd *cmd, struct request *rq)
+{
+	switch (host_byte(cmd->result)) {
+	case DID_TIME_OUT:
+		return true;
+	case DID_BUS_BUSY:
+		return rq->cmd_flags & REQ_FAILFAST_TRANSPORT;
+	case DID_PARITY:
+		return rq->cmd_flags & REQ_FAILFAST_DEV;
+	case DID_ERROR:
+		if (get_status_byte(cmd) == SAM_STAT_RESERVATION_CONFLICT)
+			return false;
+		fallthrough;
+	case DID_SOFT_ERROR:
+		return rq->cmd_flags & REQ_FAILFAST_DRIVER;
+	}
+	return scsi_status_is_check_condition(cmd->result);
+}
+
+/* Where the probed function returns to: its caller. */
+static unsigned long uae_return_address(struct pt_regs *regs)
+{
+#if defined(CONFIG_X86)
+	return regs_get_kernel_stack_nth(regs, 0);
+#elif defined(CONFIG_ARM64)
+	return procedure_link_pointer(regs);
+#else
+	return 0;
+#endif
+}
+
+static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct scsi_cmnd *cmd = (struct scsi_cmnd *)regs_get_kernel_argument(regs, 0);
+	unsigned long from = uae_return_address(regs);
+	struct request *rq = scsi_cmd_to_rq(cmd);
+	struct uae_sense s;
+	struct uae_capture in = {
+		.sdev = cmd->device, .rq = rq, .kind = UAEVENTS_KIND_SGIO,
+		.flags = uae_rq_flags(rq), .opcode = cmd->cmnd[0],
+		.host_byte = host_byte(cmd->result), .status = get_status_byte(cmd),
+	};
+
+	/* A user's pass-through command; the kernel's own (RQF_QUIET) expect to fail. */
+	if (!blk_rq_is_passthrough(rq) || (rq->rq_flags & RQF_QUIET))
+		return 0;
+	if (!from || !uae_site_is_io_completion(from))
+		return 0;
+	/*
+	 * Not a failure (CONDITION MET and the like count as good), or a CHECK CONDITION that
+	 * scsi_check_sense() has seen: only with DID_OK does scsi_decide_disposition() call it.
+	 */
+	if (in.host_byte == DID_OK &&
+	    (scsi_status_is_good(cmd->result) || in.status == SAM_STAT_CHECK_CONDITION))
+		return 0;
+	if (uae_second_call(cmd, from))
+		return 0;
+	/*
+	 * A failed command that moves no data and may be retried goes on to
+	 * scsi_io_completion_action(), the second call.  Without sense (any CHECK CONDITION
+	 * here has a host byte, which it answers the same way) that retries only after
+	 * DID_RESET, until the command's time runs out (scsi_cmd_runtime_exceeced()).  A
+	 * retried attempt is not the final answer: not reported.
+	 */
+	if (blk_rq_bytes(rq) == 0 && !uae_passthrough_noretry(cmd, rq)) {
+		uae_first_call(cmd, from);
+		if (in.host_byte == DID_RESET && (cmd->allowed == UAE_CMD_RETRIES_NO_LIMIT ||
+		    time_before_eq(jiffies, cmd->jiffies_at_alloc +
+				   (cmd->allowed + 1) * rq->timeout)))
+			return 0;
+	}
+	if (in.status == SAM_STAT_CHECK_CONDITION &&
+	    uae_sense_decode(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE, &s) != UAE_SENSE_INVALID) {
+		in.sense = &s;
+		in.sense_buf = cmd->sense_buffer;
+		in.sense_len = SCSI_SENSE_BUFFERSIZE;
+	}
+	uae_capture(&in);
+	return 0;
+}
+
 static struct kprobe uae_check_sense_probe = {
 	.pre_handler = uae_check_sense_pre,
+};
+
+static struct kprobe uae_normalize_sense_probe = {
+	.pre_handler = uae_normalize_sense_pre,
 };
 
 static struct kretprobe uae_timeout_probe = {
@@ -235,19 +431,28 @@ int uae_hooks_init(void)
 		pr_err("cannot probe scsi_timeout: %d\n", ret);
 		goto out_sense;
 	}
+	/* Exported: its address also makes the dependency on scsi_mod explicit. */
+	uae_normalize_sense_probe.addr = (kprobe_opcode_t *)scsi_command_normalize_sense;
+	ret = register_kprobe(&uae_normalize_sense_probe);
+	if (ret) {
+		pr_err("cannot probe scsi_command_normalize_sense: %d\n", ret);
+		goto out_timeout;
+	}
 	for_each_kernel_tracepoint(uae_find_tracepoint, NULL);
 	if (!uae_rq_error_tp) {
 		pr_err("no block_rq_error tracepoint in this kernel\n");
 		ret = -ENOENT;
-		goto out_timeout;
+		goto out_normalize;
 	}
 	ret = tracepoint_probe_register(uae_rq_error_tp, uae_block_rq_error, NULL);
 	if (ret) {
 		pr_err("cannot attach to block_rq_error: %d\n", ret);
-		goto out_timeout;
+		goto out_normalize;
 	}
 	return 0;
 
+out_normalize:
+	unregister_kprobe(&uae_normalize_sense_probe);
 out_timeout:
 	unregister_kretprobe(&uae_timeout_probe);
 out_sense:
@@ -262,13 +467,14 @@ u64 uae_hooks_missed(void)
 	 * a kprobe handler ran, and timeouts that found no free kretprobe instance.
 	 */
 	return data_race((u64)uae_check_sense_probe.nmissed + uae_timeout_probe.kp.nmissed +
-			 uae_timeout_probe.nmissed);
+			 uae_timeout_probe.nmissed + uae_normalize_sense_probe.nmissed);
 }
 
 void uae_hooks_exit(void)
 {
 	tracepoint_probe_unregister(uae_rq_error_tp, uae_block_rq_error, NULL);
-	/* Both return once no handler runs any more. */
+	/* Each returns once no handler runs any more. */
+	unregister_kprobe(&uae_normalize_sense_probe);
 	unregister_kretprobe(&uae_timeout_probe);
 	unregister_kprobe(&uae_check_sense_probe);
 	tracepoint_synchronize_unregister();

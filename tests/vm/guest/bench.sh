@@ -117,6 +117,8 @@ TRACEFS=/sys/kernel/tracing
 hook_counts_on() {
 	echo 'p:uae_bench/uae_bench_check_sense scsi_check_sense' >"$TRACEFS/kprobe_events" &&
 		echo 'p:uae_bench/uae_bench_timeout scsi_timeout' >>"$TRACEFS/kprobe_events" &&
+		echo 'p:uae_bench/uae_bench_normalize scsi_command_normalize_sense' \
+			>>"$TRACEFS/kprobe_events" &&
 		echo 1 >"$TRACEFS/events/uae_bench/enable" &&
 		echo 1 >"$TRACEFS/events/block/block_rq_error/enable" && : >"$TRACEFS/trace"
 }
@@ -142,7 +144,7 @@ for rw in randread randwrite; do
 done
 if [ "$counting" -eq 0 ]; then
 	figure io-hook-calls "$(hook_calls)" "==" 0 calls \
-		"calls of scsi_check_sense, scsi_timeout and block_rq_error during all the successful I/O runs above, as the kernel counted them (kprobe_profile, the trace buffer): the module's handlers run on nothing else"
+		"calls of scsi_check_sense, scsi_timeout, scsi_command_normalize_sense and block_rq_error during all the successful I/O runs above, as the kernel counted them (kprobe_profile, the trace buffer): the module's handlers run on nothing else"
 else
 	figure io-hook-calls -1 "==" 0 calls "tracefs' kprobe events could not be set up: not counted"
 fi
