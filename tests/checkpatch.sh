@@ -19,7 +19,7 @@ for f in $files; do
 	result $? "checkpatch $f"
 	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
 done
-# The one private value the module reads (uae_hooks.c) is in drivers/scsi/scsi_priv.h,
+# The two private values the module reads (uae_hooks.c) are in drivers/scsi/scsi_priv.h,
 # which Debian's header packages leave out: here, against the source of 6.1; kernel/Kbuild
 # checks it in any full source tree it builds in; on 6.12, kernel.sh's timeout event
 # needs it.
@@ -28,6 +28,11 @@ have=$(sed -n 's/^#define SCSI_EH_ABORT_SCHEDULED[[:space:]]*\(0x[0-9a-f]*\).*/\
 	"$src/drivers/scsi/scsi_priv.h")
 [ -n "$want" ] && [ "$want" = "$have" ]
 result $? "uae_hooks.c's UAE_EH_ABORT_SCHEDULED ($want) is scsi_priv.h's ($have)"
+want=$(sed -n 's/^#define UAE_CMD_RETRIES_NO_LIMIT[[:space:]]*\(-\{0,1\}[0-9]*\).*/\1/p' kernel/uae_hooks.c)
+have=$(sed -n 's/^#define SCSI_CMD_RETRIES_NO_LIMIT[[:space:]]*\(-\{0,1\}[0-9]*\).*/\1/p' \
+	"$src/drivers/scsi/scsi_priv.h")
+[ -n "$want" ] && [ "$want" = "$have" ]
+result $? "uae_hooks.c's UAE_CMD_RETRIES_NO_LIMIT ($want) is scsi_priv.h's ($have)"
 kos=
 for series in "$@"; do
 	kver=$(basename "$("$top/tests/vm/fetch-kernel.sh" "$series")")

@@ -44,7 +44,11 @@ enum uaevents_kind {
 	UAEVENTS_KIND_UA = 1,		/* a unit attention (sense key 6h) */
 	UAEVENTS_KIND_ERROR,		/* block I/O failed: the midlayer's final answer */
 	UAEVENTS_KIND_TIMEOUT,		/* a command timed out (error handling follows) */
-	UAEVENTS_KIND_SGIO,		/* an SG_IO / sg pass-through command failed */
+	/*
+	 * An SG_IO / sg pass-through command failed: with a CHECK CONDITION (its sense), or
+	 * without one (its host byte or status), once its failure is final.
+	 */
+	UAEVENTS_KIND_SGIO,
 };
 
 /* UAEVENTS_ATTR_FLAGS */
