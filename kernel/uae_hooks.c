@@ -347,17 +347,18 @@ static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 		.host_byte = host_byte(cmd->result), .status = get_status_byte(cmd),
 	};
 
+	/*
+	 * First what is cheapest and most common in a storm: not a failure (CONDITION MET and
+	 * the like count as good), or a CHECK CONDITION that scsi_check_sense() has seen (only
+	 * with DID_OK does scsi_decide_disposition() call it).
+	 */
+	if (in.host_byte == DID_OK &&
+	    (scsi_status_is_good(cmd->result) || in.status == SAM_STAT_CHECK_CONDITION))
+		return 0;
 	/* A user's pass-through command; the kernel's own (RQF_QUIET) expect to fail. */
 	if (!blk_rq_is_passthrough(rq) || (rq->rq_flags & RQF_QUIET))
 		return 0;
 	if (!from || !uae_site_is_io_completion(from))
-		return 0;
-	/*
-	 * Not a failure (CONDITION MET and the like count as good), or a CHECK CONDITION that
-	 * scsi_check_sense() has seen: only with DID_OK does scsi_decide_disposition() call it.
-	 */
-	if (in.host_byte == DID_OK &&
-	    (scsi_status_is_good(cmd->result) || in.status == SAM_STAT_CHECK_CONDITION))
 		return 0;
 	if (uae_second_call(cmd, from))
 		return 0;
