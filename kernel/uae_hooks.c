@@ -2,16 +2,15 @@
 /*
  * uaevents: where events come from.  Only failure paths are hooked, so successful I/O
  * pays nothing:
- *  - a kprobe on scsi_check_sense(), called for every CHECK CONDITION: unit attentions,
- *    and failed SG_IO pass-through commands;
+ *  - a kprobe on scsi_check_sense(), called for every CHECK CONDITION: unit attentions;
  *  - the block_rq_error tracepoint, hit only when a request fails for good (not for
  *    pass-through or RQF_QUIET requests, whose failures the kernel expects): the
  *    midlayer's final answer, with host byte, status and sense still in the command;
  *  - a kretprobe on scsi_timeout(), called when a command's timer expires: an event
  *    only when the midlayer gave up on it (see uae_timeout_ret());
  *  - a kprobe on scsi_command_normalize_sense(), which scsi_io_completion() calls only
- *    for a command that did not succeed: pass-through failures without a CHECK
- *    CONDITION (see uae_normalize_sense_pre()).
+ *    for a command that did not succeed: failed SG_IO pass-through commands, once final
+ *    (see uae_normalize_sense_pre()).
  * Every handler runs in atomic context.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -100,18 +99,15 @@ static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 		in.rq = NULL;
 		in.flags = UAEVENTS_FLAG_ERROR_HANDLER;
 	}
-	if (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION) {
-		in.kind = UAEVENTS_KIND_UA;
-		if (uae_ua_expected(cmd, &s))
-			in.flags |= UAEVENTS_FLAG_QUIET;
-	/* A user's pass-through command failed; kernel-internal ones are quiet. */
-	} else if ((in.flags & UAEVENTS_FLAG_PASSTHROUGH) && !(in.flags & UAEVENTS_FLAG_QUIET) &&
-		   s.sense_key != UAE_SENSE_KEY_NO_SENSE &&
-		   s.sense_key != UAE_SENSE_KEY_RECOVERED_ERROR) {
-		in.kind = UAEVENTS_KIND_SGIO;
-	} else {
-		return 0;	/* block I/O errors are reported once final */
-	}
+	/*
+	 * Other sense is reported once final: block I/O by block_rq_error, pass-through
+	 * commands by uae_normalize_sense_pre().
+	 */
+	if (s.sense_key != UAE_SENSE_KEY_UNIT_ATTENTION)
+		return 0;
+	in.kind = UAEVENTS_KIND_UA;
+	if (uae_ua_expected(cmd, &s))
+		in.flags |= UAEVENTS_FLAG_QUIET;
 	uae_capture(&in);
 	return 0;
 }
@@ -202,11 +198,12 @@ static void uae_block_rq_error(void *data, struct request *rq, blk_status_t erro
 }
 
 /*
- * A pass-through command that fails without a CHECK CONDITION (a host byte such as
- * DID_NO_CONNECT or DID_TRANSPORT_*, RESERVATION CONFLICT, BUSY once the midlayer stops
- * retrying) reaches neither scsi_check_sense() nor block_rq_error (blk_update_request()
- * leaves pass-through requests out).  What it does reach is scsi_io_completion(), on every
- * completion, and within it, only for a nonzero result, scsi_command_normalize_sense():
+ * A failed pass-through command: block_rq_error leaves pass-through requests out, and
+ * scsi_check_sense() sees only a CHECK CONDITION with DID_OK, as often as the midlayer
+ * retries it, and not at all where the error handler fetched the sense or the device was
+ * offline; one failing with a host byte (DID_TRANSPORT_*, DID_ERROR), RESERVATION
+ * CONFLICT or BUSY reaches neither.  Every one that was sent reaches scsi_io_completion(),
+ * and within it, only for a nonzero result, scsi_command_normalize_sense():
  * once from scsi_io_completion_nz_result(), and a second time from
  * scsi_io_completion_action() when a failed command that moves no data may be retried
  * (both inlined into scsi_io_completion() in Debian's kernels).  Its other callers
@@ -216,39 +213,58 @@ static void uae_block_rq_error(void *data, struct request *rq, blk_status_t erro
  * completion is the one the first expected (uae_second_*).
  */
 
-/* Return addresses seen, each with whether it is in scsi_io_completion(). */
+/* Return addresses seen, each with what it is. */
+enum uae_site { UAE_SITE_OTHER, UAE_SITE_IO_COMPLETION, UAE_SITE_TRAMPOLINE };
 #define UAE_SITES	16
 static unsigned long uae_site_addr[UAE_SITES];
-static bool uae_site_counts[UAE_SITES];
+static u8 uae_site_kind[UAE_SITES];
+static DEFINE_RAW_SPINLOCK(uae_site_lock);
+/*
+ * Calls that returned into a tracer's trampoline (a kretprobe or function_graph on
+ * scsi_command_normalize_sense() registered after ours): whose they are is unknown, so
+ * their failures are lost, and counted in probe_missed.
+ */
+static atomic64_t uae_site_hidden = ATOMIC64_INIT(0);
 
-static bool uae_site_is_io_completion(unsigned long from)
+static enum uae_site uae_site_of(unsigned long from)
 {
-	char name[KSYM_SYMBOL_LEN];
+	/* Not on the stack: this may run in a hard interrupt's completion. */
+	static char name[KSYM_SYMBOL_LEN];
+	enum uae_site kind = UAE_SITE_OTHER;
+	unsigned long flags;
 	const char *rest;
-	bool counts;
+	int i;
 
-	for (int i = 0; i < UAE_SITES; i++) {
-		/* Pairs with the release below: the verdict is read after its address. */
+	for (i = 0; i < UAE_SITES; i++) {
+		/* Pairs with the release below: the kind is read after its address. */
 		unsigned long a = smp_load_acquire(&uae_site_addr[i]);
 
 		if (a == from)
-			return READ_ONCE(uae_site_counts[i]);
+			return READ_ONCE(uae_site_kind[i]);
 		if (!a)
 			break;
 	}
 	/* A call site not seen yet: kallsyms names it ("scsi_io_completion+0x98/0x6c0"). */
+	raw_spin_lock_irqsave(&uae_site_lock, flags);
 	sprint_symbol(name, from);
 	rest = str_has_prefix(name, "scsi_io_completion") ? name + 18 : NULL;
-	counts = rest && (*rest == '+' || *rest == '_');
-	for (int i = 0; i < UAE_SITES; i++) {
-		if (!READ_ONCE(uae_site_addr[i]) && !cmpxchg(&uae_site_addr[i], 0, ULONG_MAX)) {
-			WRITE_ONCE(uae_site_counts[i], counts);
-			/* The verdict is visible before the address that finds it. */
+	/* Its helpers too, where a kernel keeps them apart, and compiler clones (.cold). */
+	if (rest && (*rest == '+' || *rest == '_' || *rest == '.'))
+		kind = UAE_SITE_IO_COMPLETION;
+	else if (strstr(name, "trampoline") || str_has_prefix(name, "return_to_handler"))
+		kind = UAE_SITE_TRAMPOLINE;
+	for (i = 0; i < UAE_SITES; i++) {
+		if (READ_ONCE(uae_site_addr[i]) == from)
+			break;
+		if (!READ_ONCE(uae_site_addr[i])) {
+			WRITE_ONCE(uae_site_kind[i], kind);
+			/* The kind is visible before the address that finds it. */
 			smp_store_release(&uae_site_addr[i], from);
 			break;
 		}
 	}
-	return counts;
+	raw_spin_unlock_irqrestore(&uae_site_lock, flags);
+	return kind;
 }
 
 /*
@@ -335,49 +351,103 @@ static unsigned long uae_return_address(struct pt_regs *regs)
 #endif
 }
 
+/*
+ * Whether scsi_io_completion_action() will send the command again: a retry or a re-prep
+ * (scsi_lib.c, the same in 6.1 and 6.12), for this sense (@s, NULL without a current
+ * one), until the command's time runs out (scsi_cmd_runtime_exceeced()).  At the edge of
+ * that time it counts as final: counted twice at worst, never lost.
+ */
+static bool uae_action_retries(struct scsi_cmnd *cmd, struct request *rq,
+			       const struct uae_sense *s)
+{
+	bool retry = false;
+
+	if (host_byte(cmd->result) == DID_RESET) {
+		retry = true;
+	} else if (s) {
+		switch (s->sense_key) {
+		case UAE_SENSE_KEY_UNIT_ATTENTION:
+			retry = !cmd->device->removable;
+			break;
+		case UAE_SENSE_KEY_ILLEGAL_REQUEST:
+			retry = cmd->device->use_10_for_rw && s->asc == 0x20 && s->ascq == 0x00 &&
+				(cmd->cmnd[0] == READ_10 || cmd->cmnd[0] == WRITE_10);
+			break;
+		case UAE_SENSE_KEY_NOT_READY:
+			if (s->asc != 0x04)
+				break;
+			switch (s->ascq) {
+			case 0x01: case 0x04: case 0x05: case 0x06: case 0x07: case 0x08:
+			case 0x09: case 0x0a: case 0x11: case 0x14: case 0x1a: case 0x1b:
+			case 0x1d:
+				retry = true;
+				break;
+			}
+			break;
+		}
+	}
+	if (!retry || cmd->allowed == UAE_CMD_RETRIES_NO_LIMIT)
+		return retry;
+	return time_before(jiffies + 1, cmd->jiffies_at_alloc + (cmd->allowed + 1) * rq->timeout);
+}
+
 static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct scsi_cmnd *cmd = (struct scsi_cmnd *)regs_get_kernel_argument(regs, 0);
-	unsigned long from = uae_return_address(regs);
 	struct request *rq = scsi_cmd_to_rq(cmd);
+	unsigned long from;
 	struct uae_sense s;
+	bool has_sense;
 	struct uae_capture in = {
 		.sdev = cmd->device, .rq = rq, .kind = UAEVENTS_KIND_SGIO,
-		.flags = uae_rq_flags(rq), .opcode = cmd->cmnd[0],
+		.flags = UAEVENTS_FLAG_PASSTHROUGH, .opcode = cmd->cmnd[0],
 		.host_byte = host_byte(cmd->result), .status = get_status_byte(cmd),
 	};
 
-	/*
-	 * First what is cheapest and most common in a storm: not a failure (CONDITION MET and
-	 * the like count as good), or a CHECK CONDITION that scsi_check_sense() has seen (only
-	 * with DID_OK does scsi_decide_disposition() call it).
-	 */
-	if (in.host_byte == DID_OK &&
-	    (scsi_status_is_good(cmd->result) || in.status == SAM_STAT_CHECK_CONDITION))
-		return 0;
 	/* A user's pass-through command; the kernel's own (RQF_QUIET) expect to fail. */
 	if (!blk_rq_is_passthrough(rq) || (rq->rq_flags & RQF_QUIET))
 		return 0;
-	if (!from || !uae_site_is_io_completion(from))
+	/* Not a failure: CONDITION MET and the like count as good. */
+	if (in.host_byte == DID_OK && scsi_status_is_good(cmd->result))
 		return 0;
+	from = uae_return_address(regs);
+	switch (from ? uae_site_of(from) : UAE_SITE_OTHER) {
+	case UAE_SITE_IO_COMPLETION:
+		break;
+	case UAE_SITE_TRAMPOLINE:
+		atomic64_inc(&uae_site_hidden);
+		return 0;
+	default:
+		return 0;
+	}
 	if (uae_second_call(cmd, from))
+		return 0;
+	/* Like the midlayer, whatever the status: the buffer holds sense or it does not. */
+	has_sense = uae_sense_decode(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE, &s) !=
+		    UAE_SENSE_INVALID;
+	/* RECOVERED ERROR: scsi_io_completion_nz_result() takes it for success. */
+	if (has_sense && s.sense_key == UAE_SENSE_KEY_RECOVERED_ERROR)
+		return 0;
+	/*
+	 * A CHECK CONDITION's unit attention is news of its own, reported as one by
+	 * uae_check_sense_pre() where it saw it (DID_OK); its NO SENSE reports nothing.
+	 */
+	if (has_sense && in.status == SAM_STAT_CHECK_CONDITION &&
+	    ((s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION && in.host_byte == DID_OK) ||
+	     s.sense_key == UAE_SENSE_KEY_NO_SENSE))
 		return 0;
 	/*
 	 * A failed command that moves no data and may be retried goes on to
-	 * scsi_io_completion_action(), the second call.  Without sense (any CHECK CONDITION
-	 * here has a host byte, which it answers the same way) that retries only after
-	 * DID_RESET, until the command's time runs out (scsi_cmd_runtime_exceeced()).  A
-	 * retried attempt is not the final answer: not reported.
+	 * scsi_io_completion_action(), the second call, which may send it again: that
+	 * attempt is not the final answer, and not reported.
 	 */
 	if (blk_rq_bytes(rq) == 0 && !uae_passthrough_noretry(cmd, rq)) {
 		uae_first_call(cmd, from);
-		if (in.host_byte == DID_RESET && (cmd->allowed == UAE_CMD_RETRIES_NO_LIMIT ||
-		    time_before_eq(jiffies, cmd->jiffies_at_alloc +
-				   (cmd->allowed + 1) * rq->timeout)))
+		if (uae_action_retries(cmd, rq, has_sense && !s.deferred ? &s : NULL))
 			return 0;
 	}
-	if (in.status == SAM_STAT_CHECK_CONDITION &&
-	    uae_sense_decode(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE, &s) != UAE_SENSE_INVALID) {
+	/* Sense belongs to a CHECK CONDITION; without one the buffer holds nothing of this. */
+	if (has_sense && in.status == SAM_STAT_CHECK_CONDITION) {
 		in.sense = &s;
 		in.sense_buf = cmd->sense_buffer;
 		in.sense_len = SCSI_SENSE_BUFFERSIZE;
@@ -468,7 +538,8 @@ u64 uae_hooks_missed(void)
 	 * a kprobe handler ran, and timeouts that found no free kretprobe instance.
 	 */
 	return data_race((u64)uae_check_sense_probe.nmissed + uae_timeout_probe.kp.nmissed +
-			 uae_timeout_probe.nmissed + uae_normalize_sense_probe.nmissed);
+			 uae_timeout_probe.nmissed + uae_normalize_sense_probe.nmissed +
+			 atomic64_read(&uae_site_hidden));
 }
 
 void uae_hooks_exit(void)

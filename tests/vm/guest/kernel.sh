@@ -3,7 +3,7 @@
 # the LU's identity, SG_IO apart, no event held up by a device's held state_mutex, no
 # noise, storm coalescing, a 10,000-event burst replayed from the history, permissions,
 # and hot-remove and reload cycles.
-# tap-plan: 78
+# tap-plan: 79
 . /bin/lib.sh
 
 UAE_PARAMS="history_size=16384"
@@ -378,30 +378,35 @@ fi
 # ---- pass-through commands that fail without a CHECK CONDITION ----
 # A host byte (DID_TRANSPORT_FAILFAST, as a lost path gives) and RESERVATION CONFLICT
 # reach neither scsi_check_sense() nor block_rq_error: each failed command is still one
-# occurrence of an sgio event with its host byte or status, counted exactly, none twice
-# (scsi_io_completion() looks at a failed command without data twice).
-# sgio_turs LINE WHAT JQ: 200 TEST UNIT READYs through sg, each failing under injection
-# LINE (sg_turs counts only failures with sense, so its count is not used); the sgio events
-# matching JQ must count each once.
+# sgio event with its host byte or status, none twice (scsi_io_completion() looks at a
+# failed command without data twice), and an attempt the midlayer retries (DID_RESET) is
+# not one.  Coalescing off, so that each occurrence is an event of its own; counted after
+# a marker event injected later has arrived (delivered_so_far).
+# sgio_turs LINE WHAT JQ N: 200 TEST UNIT READYs through sg under injection LINE (sg_turs
+# counts only failures with sense, so its count is not used); N sgio events match JQ.
 sgio_turs() {
-	sgio_match=$3
 	echo "$1" >"$ERRFILE"
 	sg_turs -n 200 "/dev/$SG" >/tmp/sgio-turs.txt 2>&1
 	echo "- 0x00" >"$ERRFILE"
-	sgio_counted() {
-		sgio_got=$(jq -s "map(select(.kind == \"sgio\" and .opcode == 0 and $sgio_match)) |
-			map(.repeat) | add // 0" /tmp/monitor.json)
-		echo "sg_turs: $(tail -n 1 /tmp/sgio-turs.txt); counted $sgio_got" >"$SAW"
-		[ "$sgio_got" = 200 ]
-	}
-	check "$2: each of 200 failed TEST UNIT READYs counted once, in sgio events" \
-		wait_for 30 sgio_counted
+	delivered_so_far
+	sgio_got=$(jq -s "map(select(.kind == \"sgio\" and .opcode == 0 and $3)) | length" \
+		/tmp/monitor.json)
+	echo "sg_turs: $(tail -n 1 /tmp/sgio-turs.txt); $sgio_got events" >"$SAW"
+	check "$2 ($sgio_got)" [ "$sgio_got" = "$4" ]
 }
-if injection_or_skip 2 "pass-through failures without CHECK CONDITION"; then
-	sgio_turs "2 1 0x00 0x0f 0 0 0 0 0" "a pass-through command failing with DID_TRANSPORT_FAILFAST" \
-		'.host_byte == 15 and .status == 0 and ((.flags % 2) == 1)'
-	sgio_turs "2 1 0x00 0 0 0x18 0 0 0" "one failing with RESERVATION CONFLICT" \
-		'.host_byte == 0 and .status == 24'
+if injection_or_skip 3 "pass-through failures without CHECK CONDITION"; then
+	uaectl config --coalesce-ms 0
+	sgio_turs "2 1 0x00 0x0f 0 0 0 0 0" \
+		"200 pass-through commands failing with DID_TRANSPORT_FAILFAST: 200 sgio events" \
+		'.host_byte == 15 and .status == 0 and ((.flags % 2) == 1)' 200
+	sgio_turs "2 1 0x00 0 0 0x18 0 0 0" \
+		"200 failing with RESERVATION CONFLICT: 200 sgio events" \
+		'.host_byte == 0 and .status == 24' 200
+	# Each TEST UNIT READY gets DID_RESET once, then succeeds when the midlayer retries it.
+	sgio_turs "2 -200 0x00 0x08 0 0 0 0 0" \
+		"200 reset once each and retried with success: no sgio event" \
+		'.host_byte == 8' 0
+	uaectl config --coalesce-ms 1000
 fi
 # The timeouts, the error handler and the storms above: none of the hooks' calls skipped.
 check "the kernel skipped no call of the hooks: probe_missed is 0" \
