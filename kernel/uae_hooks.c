@@ -30,6 +30,13 @@
 
 #include "uae.h"
 
+/*
+ * Whether failed pass-through commands come from uae_normalize_sense_pre(), which needs
+ * the caller's address; elsewhere uae_check_sense_pre() reports those with a CHECK
+ * CONDITION, as each attempt fails.
+ */
+static const bool uae_pass_hook = IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64);
+
 static u32 uae_rq_flags(struct request *rq)
 {
 	u32 flags = 0;
@@ -101,13 +108,20 @@ static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 	}
 	/*
 	 * Other sense is reported once final: block I/O by block_rq_error, pass-through
-	 * commands by uae_normalize_sense_pre().
+	 * commands by uae_normalize_sense_pre() (where it runs).
 	 */
-	if (s.sense_key != UAE_SENSE_KEY_UNIT_ATTENTION)
+	if (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION) {
+		in.kind = UAEVENTS_KIND_UA;
+		if (uae_ua_expected(cmd, &s))
+			in.flags |= UAEVENTS_FLAG_QUIET;
+	} else if (!uae_pass_hook && (in.flags & UAEVENTS_FLAG_PASSTHROUGH) &&
+		   !(in.flags & UAEVENTS_FLAG_QUIET) &&
+		   s.sense_key != UAE_SENSE_KEY_NO_SENSE &&
+		   s.sense_key != UAE_SENSE_KEY_RECOVERED_ERROR) {
+		in.kind = UAEVENTS_KIND_SGIO;
+	} else {
 		return 0;
-	in.kind = UAEVENTS_KIND_UA;
-	if (uae_ua_expected(cmd, &s))
-		in.flags |= UAEVENTS_FLAG_QUIET;
+	}
 	uae_capture(&in);
 	return 0;
 }
@@ -200,9 +214,8 @@ static void uae_block_rq_error(void *data, struct request *rq, blk_status_t erro
 /*
  * A failed pass-through command: block_rq_error leaves pass-through requests out, and
  * scsi_check_sense() sees only a CHECK CONDITION with DID_OK, as often as the midlayer
- * retries it, and not at all where the error handler fetched the sense or the device was
- * offline; one failing with a host byte (DID_TRANSPORT_*, DID_ERROR), RESERVATION
- * CONFLICT or BUSY reaches neither.  Every one that was sent reaches scsi_io_completion(),
+ * retries it, and not at all where the device was offline; one failing with a host byte
+ * (DID_TRANSPORT_*, DID_ERROR), RESERVATION CONFLICT or BUSY reaches neither.  Every one that was sent reaches scsi_io_completion(),
  * and within it, only for a nonzero result, scsi_command_normalize_sense():
  * once from scsi_io_completion_nz_result(), and a second time from
  * scsi_io_completion_action() when a failed command that moves no data may be retried
@@ -214,7 +227,10 @@ static void uae_block_rq_error(void *data, struct request *rq, blk_status_t erro
  */
 
 /* Return addresses seen, each with what it is. */
-enum uae_site { UAE_SITE_OTHER, UAE_SITE_IO_COMPLETION, UAE_SITE_TRAMPOLINE };
+enum uae_site {
+	UAE_SITE_OTHER, UAE_SITE_IO_COMPLETION, UAE_SITE_TRAMPOLINE,
+	UAE_SITE_SECOND,	/* in scsi_io_completion(), the second call (learned) */
+};
 #define UAE_SITES	16
 static unsigned long uae_site_addr[UAE_SITES];
 static u8 uae_site_kind[UAE_SITES];
@@ -285,6 +301,21 @@ static struct uae_first_call uae_first_calls[UAE_SECOND_SLOTS];
 static unsigned int uae_first_next;
 static DEFINE_RAW_SPINLOCK(uae_first_lock);
 
+/* Once a second call was seen, its site is known: no ring needed any more. */
+static bool uae_second_site_known;
+
+static void uae_site_is_second(unsigned long from)
+{
+	for (int i = 0; i < UAE_SITES; i++) {
+		if (READ_ONCE(uae_site_addr[i]) == from) {
+			WRITE_ONCE(uae_site_kind[i], UAE_SITE_SECOND);
+			/* Pairs with the handler's acquire: known, then its site's kind seen. */
+			smp_store_release(&uae_second_site_known, true);
+			return;
+		}
+	}
+}
+
 /* The second call of @cmd's completion (from another site than its first): forgotten. */
 static bool uae_second_call(struct scsi_cmnd *cmd, unsigned long from)
 {
@@ -302,12 +333,18 @@ static bool uae_second_call(struct scsi_cmnd *cmd, unsigned long from)
 		break;
 	}
 	raw_spin_unlock_irqrestore(&uae_first_lock, flags);
+	/* The site of a second call is that of every second call: learned for good. */
+	if (second)
+		uae_site_is_second(from);
 	return second;
 }
 
 static void uae_first_call(struct scsi_cmnd *cmd, unsigned long from)
 {
 	unsigned long flags;
+
+	if (READ_ONCE(uae_second_site_known))
+		return;
 
 	raw_spin_lock_irqsave(&uae_first_lock, flags);
 	uae_first_calls[uae_first_next] = (struct uae_first_call){ .cmd = cmd, .from = from };
@@ -339,7 +376,7 @@ static bool uae_passthrough_noretry(struct scsi_cmnd *cmd, struct request *rq)
 	return scsi_status_is_check_condition(cmd->result);
 }
 
-/* Where the probed function returns to: its caller. */
+/* Where the probed function returns to: its caller (uae_pass_hook: known here). */
 static unsigned long uae_return_address(struct pt_regs *regs)
 {
 #if defined(CONFIG_X86)
@@ -354,8 +391,9 @@ static unsigned long uae_return_address(struct pt_regs *regs)
 /*
  * Whether scsi_io_completion_action() will send the command again: a retry or a re-prep
  * (scsi_lib.c, the same in 6.1 and 6.12), for this sense (@s, NULL without a current
- * one), until the command's time runs out (scsi_cmd_runtime_exceeced()).  At the edge of
- * that time it counts as final: counted twice at worst, never lost.
+ * one), until the command's time runs out (scsi_cmd_runtime_exceeced(), read
+ * microseconds later).  In the jiffy the time runs out it counts as final: an attempt
+ * retried within that jiffy is counted too, never one lost.
  */
 static bool uae_action_retries(struct scsi_cmnd *cmd, struct request *rq,
 			       const struct uae_sense *s)
@@ -388,16 +426,16 @@ static bool uae_action_retries(struct scsi_cmnd *cmd, struct request *rq,
 	}
 	if (!retry || cmd->allowed == UAE_CMD_RETRIES_NO_LIMIT)
 		return retry;
-	return time_before(jiffies + 1, cmd->jiffies_at_alloc + (cmd->allowed + 1) * rq->timeout);
+	return time_before(jiffies, cmd->jiffies_at_alloc + (cmd->allowed + 1) * rq->timeout);
 }
 
 static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct scsi_cmnd *cmd = (struct scsi_cmnd *)regs_get_kernel_argument(regs, 0);
 	struct request *rq = scsi_cmd_to_rq(cmd);
+	bool has_sense, second_known;
 	unsigned long from;
 	struct uae_sense s;
-	bool has_sense;
 	struct uae_capture in = {
 		.sdev = cmd->device, .rq = rq, .kind = UAEVENTS_KIND_SGIO,
 		.flags = UAEVENTS_FLAG_PASSTHROUGH, .opcode = cmd->cmnd[0],
@@ -407,9 +445,14 @@ static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 	/* A user's pass-through command; the kernel's own (RQF_QUIET) expect to fail. */
 	if (!blk_rq_is_passthrough(rq) || (rq->rq_flags & RQF_QUIET))
 		return 0;
-	/* Not a failure: CONDITION MET and the like count as good. */
-	if (in.host_byte == DID_OK && scsi_status_is_good(cmd->result))
+	/*
+	 * Not a failure: CONDITION MET and the like count as good, whatever the host byte
+	 * (scsi_io_completion_nz_result()); GOOD only with DID_OK.
+	 */
+	if ((in.host_byte == DID_OK || in.status) && scsi_status_is_good(cmd->result))
 		return 0;
+	/* Before the site's kind is read: once known, that kind says SECOND (release). */
+	second_known = smp_load_acquire(&uae_second_site_known);
 	from = uae_return_address(regs);
 	switch (from ? uae_site_of(from) : UAE_SITE_OTHER) {
 	case UAE_SITE_IO_COMPLETION:
@@ -420,7 +463,7 @@ static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 	default:
 		return 0;
 	}
-	if (uae_second_call(cmd, from))
+	if (!second_known && uae_second_call(cmd, from))
 		return 0;
 	/* Like the midlayer, whatever the status: the buffer holds sense or it does not. */
 	has_sense = uae_sense_decode(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE, &s) !=
@@ -432,9 +475,8 @@ static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 	 * A CHECK CONDITION's unit attention is news of its own, reported as one by
 	 * uae_check_sense_pre() where it saw it (DID_OK); its NO SENSE reports nothing.
 	 */
-	if (has_sense && in.status == SAM_STAT_CHECK_CONDITION &&
-	    ((s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION && in.host_byte == DID_OK) ||
-	     s.sense_key == UAE_SENSE_KEY_NO_SENSE))
+	if (has_sense && in.status == SAM_STAT_CHECK_CONDITION && in.host_byte == DID_OK &&
+	    (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION || s.sense_key == UAE_SENSE_KEY_NO_SENSE))
 		return 0;
 	/*
 	 * A failed command that moves no data and may be retried goes on to
@@ -504,7 +546,7 @@ int uae_hooks_init(void)
 	}
 	/* Exported: its address also makes the dependency on scsi_mod explicit. */
 	uae_normalize_sense_probe.addr = (kprobe_opcode_t *)scsi_command_normalize_sense;
-	ret = register_kprobe(&uae_normalize_sense_probe);
+	ret = uae_pass_hook ? register_kprobe(&uae_normalize_sense_probe) : 0;
 	if (ret) {
 		pr_err("cannot probe scsi_command_normalize_sense: %d\n", ret);
 		goto out_timeout;
@@ -523,7 +565,8 @@ int uae_hooks_init(void)
 	return 0;
 
 out_normalize:
-	unregister_kprobe(&uae_normalize_sense_probe);
+	if (uae_pass_hook)
+		unregister_kprobe(&uae_normalize_sense_probe);
 out_timeout:
 	unregister_kretprobe(&uae_timeout_probe);
 out_sense:
@@ -546,7 +589,8 @@ void uae_hooks_exit(void)
 {
 	tracepoint_probe_unregister(uae_rq_error_tp, uae_block_rq_error, NULL);
 	/* Each returns once no handler runs any more. */
-	unregister_kprobe(&uae_normalize_sense_probe);
+	if (uae_pass_hook)
+		unregister_kprobe(&uae_normalize_sense_probe);
 	unregister_kretprobe(&uae_timeout_probe);
 	unregister_kprobe(&uae_check_sense_probe);
 	tracepoint_synchronize_unregister();

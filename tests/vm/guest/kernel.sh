@@ -3,7 +3,7 @@
 # the LU's identity, SG_IO apart, no event held up by a device's held state_mutex, no
 # noise, storm coalescing, a 10,000-event burst replayed from the history, permissions,
 # and hot-remove and reload cycles.
-# tap-plan: 79
+# tap-plan: 80
 . /bin/lib.sh
 
 UAE_PARAMS="history_size=16384"
@@ -394,7 +394,7 @@ sgio_turs() {
 	echo "sg_turs: $(tail -n 1 /tmp/sgio-turs.txt); $sgio_got events" >"$SAW"
 	check "$2 ($sgio_got)" [ "$sgio_got" = "$4" ]
 }
-if injection_or_skip 3 "pass-through failures without CHECK CONDITION"; then
+if injection_or_skip 4 "pass-through failures without CHECK CONDITION"; then
 	uaectl config --coalesce-ms 0
 	sgio_turs "2 1 0x00 0x0f 0 0 0 0 0" \
 		"200 pass-through commands failing with DID_TRANSPORT_FAILFAST: 200 sgio events" \
@@ -402,10 +402,21 @@ if injection_or_skip 3 "pass-through failures without CHECK CONDITION"; then
 	sgio_turs "2 1 0x00 0 0 0x18 0 0 0" \
 		"200 failing with RESERVATION CONFLICT: 200 sgio events" \
 		'.host_byte == 0 and .status == 24' 200
-	# Each TEST UNIT READY gets DID_RESET once, then succeeds when the midlayer retries it.
+	# DID_RESET 200 times (scsi_debug counts them over all commands: the first TEST UNIT
+	# READY takes them all as the midlayer retries it, then succeeds): no final failure.
 	sgio_turs "2 -200 0x00 0x08 0 0 0 0 0" \
-		"200 reset once each and retried with success: no sgio event" \
+		"200 resets retried until the command succeeds: no sgio event" \
 		'.host_byte == 8' 0
+	# DID_RESET on every try: retried until the command's 2 s run out, then one event.
+	echo "2 1 0x00 0x08 0 0 0 0 0" >"$ERRFILE"
+	sg_raw -t 2 "/dev/$SG" 00 00 00 00 00 00 >/tmp/sgio-raw.txt 2>&1
+	echo "- 0x00" >"$ERRFILE"
+	delivered_so_far
+	sgio_got=$(jq -s 'map(select(.kind == "sgio" and .opcode == 0 and .host_byte == 8)) |
+		length' /tmp/monitor.json)
+	tail -n 2 /tmp/sgio-raw.txt >"$SAW"
+	check "a command reset on every try until its time ran out: one sgio event ($sgio_got)" \
+		[ "$sgio_got" = 1 ]
 	uaectl config --coalesce-ms 1000
 fi
 # The timeouts, the error handler and the storms above: none of the hooks' calls skipped.
