@@ -391,9 +391,9 @@ static unsigned long uae_return_address(struct pt_regs *regs)
 /*
  * Whether scsi_io_completion_action() will send the command again: a retry or a re-prep
  * (scsi_lib.c, the same in 6.1 and 6.12), for this sense (@s, NULL without a current
- * one), until the command's time runs out (scsi_cmd_runtime_exceeced(), read
- * microseconds later).  In the jiffy the time runs out it counts as final: an attempt
- * retried within that jiffy is counted too, never one lost.
+ * one), until the command's time runs out: scsi_cmd_runtime_exceeced()'s own test, which
+ * the midlayer makes microseconds later (only a clock tick in between, at the very end
+ * of a command's time, would make them differ).
  */
 static bool uae_action_retries(struct scsi_cmnd *cmd, struct request *rq,
 			       const struct uae_sense *s)
@@ -426,7 +426,7 @@ static bool uae_action_retries(struct scsi_cmnd *cmd, struct request *rq,
 	}
 	if (!retry || cmd->allowed == UAE_CMD_RETRIES_NO_LIMIT)
 		return retry;
-	return time_before(jiffies, cmd->jiffies_at_alloc + (cmd->allowed + 1) * rq->timeout);
+	return !time_before(cmd->jiffies_at_alloc + (cmd->allowed + 1) * rq->timeout, jiffies);
 }
 
 static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
