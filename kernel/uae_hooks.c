@@ -301,19 +301,38 @@ static struct uae_first_call uae_first_calls[UAE_SECOND_SLOTS];
 static unsigned int uae_first_next;
 static DEFINE_RAW_SPINLOCK(uae_first_lock);
 
-/* Once a second call was seen, its site is known: no ring needed any more. */
+/*
+ * Once the second call's site is certain, the ring is not needed any more.  A pairing
+ * can be wrong (a first call missed: the module loaded between the two, the ring
+ * wrapped), so a site is taken for the second only after UAE_SECOND_PROOF pairs named it
+ * so and none named it the first: were a first call's site taken for the second, every
+ * failure reported there would be lost.  Counted under uae_first_lock.
+ */
+#define UAE_SECOND_PROOF	8
 static bool uae_second_site_known;
+static unsigned int uae_site_as_first[UAE_SITES], uae_site_as_second[UAE_SITES];
 
-static void uae_site_is_second(unsigned long from)
+static int uae_site_index(unsigned long from)
 {
-	for (int i = 0; i < UAE_SITES; i++) {
-		if (READ_ONCE(uae_site_addr[i]) == from) {
-			WRITE_ONCE(uae_site_kind[i], UAE_SITE_SECOND);
-			/* Pairs with the handler's acquire: known, then its site's kind seen. */
-			smp_store_release(&uae_second_site_known, true);
-			return;
-		}
-	}
+	for (int i = 0; i < UAE_SITES; i++)
+		if (READ_ONCE(uae_site_addr[i]) == from)
+			return i;
+	return -1;
+}
+
+/* A pair: @first's call, then @second's, of one command (under uae_first_lock). */
+static void uae_site_pair(unsigned long first, unsigned long second)
+{
+	int f = uae_site_index(first), s = uae_site_index(second);
+
+	if (f < 0 || s < 0 || uae_second_site_known)
+		return;
+	uae_site_as_first[f]++;
+	if (++uae_site_as_second[s] < UAE_SECOND_PROOF || uae_site_as_first[s])
+		return;
+	WRITE_ONCE(uae_site_kind[s], UAE_SITE_SECOND);
+	/* Pairs with the handler's acquire: known, then its site's kind seen. */
+	smp_store_release(&uae_second_site_known, true);
 }
 
 /* The second call of @cmd's completion (from another site than its first): forgotten. */
@@ -329,13 +348,12 @@ static bool uae_second_call(struct scsi_cmnd *cmd, unsigned long from)
 		if (f->cmd != cmd)
 			continue;
 		second = f->from != from;
+		if (second)
+			uae_site_pair(f->from, from);
 		f->cmd = NULL;
 		break;
 	}
 	raw_spin_unlock_irqrestore(&uae_first_lock, flags);
-	/* The site of a second call is that of every second call: learned for good. */
-	if (second)
-		uae_site_is_second(from);
 	return second;
 }
 
