@@ -215,15 +215,16 @@ static void uae_block_rq_error(void *data, struct request *rq, blk_status_t erro
  * A failed pass-through command: block_rq_error leaves pass-through requests out, and
  * scsi_check_sense() sees only a CHECK CONDITION with DID_OK, as often as the midlayer
  * retries it, and not at all where the device was offline; one failing with a host byte
- * (DID_TRANSPORT_*, DID_ERROR), RESERVATION CONFLICT or BUSY reaches neither.  Every one that was sent reaches scsi_io_completion(),
- * and within it, only for a nonzero result, scsi_command_normalize_sense():
+ * (DID_TRANSPORT_*, DID_ERROR), RESERVATION CONFLICT or BUSY reaches neither.  Every one
+ * that was sent reaches scsi_io_completion(), and within it, only for a nonzero result,
+ * scsi_command_normalize_sense():
  * once from scsi_io_completion_nz_result(), and a second time from
  * scsi_io_completion_action() when a failed command that moves no data may be retried
  * (both inlined into scsi_io_completion() in Debian's kernels).  Its other callers
  * (sd_done(), scsi_execute_cmd(), trace events; scsi_check_sense() has it inlined) are
  * told apart by the return address: only calls that return into scsi_io_completion()
  * (or its helpers, where a kernel keeps them apart) count.  Of those, the second of a
- * completion is the one the first expected (uae_second_*).
+ * completion is told from the first by uae_second_call() and the sites it learns.
  */
 
 /* Return addresses seen, each with what it is. */
