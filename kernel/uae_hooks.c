@@ -2,20 +2,27 @@
 /*
  * uaevents: where events come from.  Only failure paths are hooked, so successful I/O
  * pays nothing:
- *  - a kprobe on scsi_check_sense(), called for every CHECK CONDITION: unit attentions;
+ *  - an entry hook on scsi_check_sense(), called for every CHECK CONDITION: unit
+ *    attentions;
  *  - the block_rq_error tracepoint, hit only when a request fails for good (not for
  *    pass-through or RQF_QUIET requests, whose failures the kernel expects): the
  *    midlayer's final answer, with host byte, status and sense still in the command;
  *  - a kretprobe on scsi_timeout(), called when a command's timer expires: an event
  *    only when the midlayer gave up on it (see uae_timeout_ret());
- *  - a kprobe on scsi_command_normalize_sense(), which scsi_io_completion() calls only
- *    for a command that did not succeed: failed SG_IO pass-through commands, once final
- *    (see uae_normalize_sense_pre()).
- * Every handler runs in atomic context.
+ *  - an entry hook on scsi_command_normalize_sense(), which scsi_io_completion() calls
+ *    only for a command that did not succeed: failed SG_IO pass-through commands, once
+ *    final (see uae_normalize_sense_hit()).
+ * Every handler runs in atomic context.  The two entry hooks run for every failing
+ * command, up to three times for one: where ftrace passes a function's arguments
+ * (DYNAMIC_FTRACE_WITH_ARGS), each is an ftrace_ops of its own, which saves only the
+ * argument registers and calls its handler straight from the function's own trampoline;
+ * a kprobe there (on ftrace too) saves every register and goes through the kprobe
+ * table first.  Elsewhere, kprobes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blk-mq.h>
+#include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -30,12 +37,26 @@
 
 #include "uae.h"
 
+/* ftrace_ops with the probed function's arguments (6.1's x86 ftrace_regs is a pt_regs). */
+#if defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && \
+	(defined(ftrace_regs_get_argument) || defined(CONFIG_X86))
+#define UAE_FTRACE_HOOKS 1
+#ifdef ftrace_regs_get_argument
+#define uae_fregs_arg0(fregs)	ftrace_regs_get_argument(fregs, 0)
+#else
+#define uae_fregs_arg0(fregs)	regs_get_kernel_argument(&(fregs)->regs, 0)
+#endif
+#else
+#define UAE_FTRACE_HOOKS 0
+#endif
+
 /*
- * Whether failed pass-through commands come from uae_normalize_sense_pre(), which needs
- * the caller's address; elsewhere uae_check_sense_pre() reports those with a CHECK
+ * Whether failed pass-through commands come from uae_normalize_sense_hit(), which needs
+ * the caller's address; elsewhere uae_check_sense_hit() reports those with a CHECK
  * CONDITION, as each attempt fails.
  */
-static const bool uae_pass_hook = IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64);
+static const bool uae_pass_hook = UAE_FTRACE_HOOKS || IS_ENABLED(CONFIG_X86) ||
+				  IS_ENABLED(CONFIG_ARM64);
 
 static u32 uae_rq_flags(struct request *rq)
 {
@@ -78,9 +99,8 @@ static bool uae_ua_expected(struct scsi_cmnd *cmd, const struct uae_sense *s)
 	return s->asc == 0x04 && s->ascq == 0x01;
 }
 
-static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
+static void uae_check_sense_hit(struct scsi_cmnd *cmd, unsigned long from)
 {
-	struct scsi_cmnd *cmd = (struct scsi_cmnd *)regs_get_kernel_argument(regs, 0);
 	struct request *rq = scsi_cmd_to_rq(cmd);
 	struct uae_sense s;
 	struct uae_capture in = {
@@ -91,7 +111,7 @@ static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 	};
 
 	if (uae_sense_decode(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE, &s) == UAE_SENSE_INVALID)
-		return 0;
+		return;
 	/*
 	 * The error handler's thread: either its own command (TEST UNIT READY, START STOP,
 	 * REQUEST SENSE) completed, with cmnd[] its own but the request still the failed
@@ -102,13 +122,13 @@ static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 	 */
 	if (current == cmd->device->host->ehandler) {
 		if (s.sense_key != UAE_SENSE_KEY_UNIT_ATTENTION)
-			return 0;
+			return;
 		in.rq = NULL;
 		in.flags = UAEVENTS_FLAG_ERROR_HANDLER;
 	}
 	/*
 	 * Other sense is reported once final: block I/O by block_rq_error, pass-through
-	 * commands by uae_normalize_sense_pre() (where it runs).
+	 * commands by uae_normalize_sense_hit() (where it runs).
 	 */
 	if (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION) {
 		in.kind = UAEVENTS_KIND_UA;
@@ -120,10 +140,9 @@ static int uae_check_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 		   s.sense_key != UAE_SENSE_KEY_RECOVERED_ERROR) {
 		in.kind = UAEVENTS_KIND_SGIO;
 	} else {
-		return 0;
+		return;
 	}
 	uae_capture(&in);
-	return 0;
 }
 
 /*
@@ -237,9 +256,11 @@ static unsigned long uae_site_addr[UAE_SITES];
 static u8 uae_site_kind[UAE_SITES];
 static DEFINE_RAW_SPINLOCK(uae_site_lock);
 /*
- * Calls that returned into a tracer's trampoline (a kretprobe or function_graph on
- * scsi_command_normalize_sense() registered after ours): whose they are is unknown, so
- * their failures are lost, and counted in probe_missed.
+ * Calls that returned into a tracer's trampoline: whose they are is unknown, so their
+ * failures are lost, and counted in probe_missed.  Only a kprobe hook can see one (a
+ * kretprobe or function_graph on scsi_command_normalize_sense() that ran before it
+ * has replaced the return address on the stack); ftrace hands an ftrace_ops the return
+ * address it read before any tracer ran.
  */
 static atomic64_t uae_site_hidden = ATOMIC64_INIT(0);
 
@@ -395,18 +416,6 @@ static bool uae_passthrough_noretry(struct scsi_cmnd *cmd, struct request *rq)
 	return scsi_status_is_check_condition(cmd->result);
 }
 
-/* Where the probed function returns to: its caller (uae_pass_hook: known here). */
-static unsigned long uae_return_address(struct pt_regs *regs)
-{
-#if defined(CONFIG_X86)
-	return regs_get_kernel_stack_nth(regs, 0);
-#elif defined(CONFIG_ARM64)
-	return procedure_link_pointer(regs);
-#else
-	return 0;
-#endif
-}
-
 /*
  * Whether scsi_io_completion_action() will send the command again: a retry or a re-prep
  * (scsi_lib.c, the same in 6.1 and 6.12), for this sense (@s, NULL without a current
@@ -448,12 +457,10 @@ static bool uae_action_retries(struct scsi_cmnd *cmd, struct request *rq,
 	return !time_before(cmd->jiffies_at_alloc + (cmd->allowed + 1) * rq->timeout, jiffies);
 }
 
-static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
+static void uae_normalize_sense_hit(struct scsi_cmnd *cmd, unsigned long from)
 {
-	struct scsi_cmnd *cmd = (struct scsi_cmnd *)regs_get_kernel_argument(regs, 0);
 	struct request *rq = scsi_cmd_to_rq(cmd);
 	bool has_sense, second_known;
-	unsigned long from;
 	struct uae_sense s;
 	struct uae_capture in = {
 		.sdev = cmd->device, .rq = rq, .kind = UAEVENTS_KIND_SGIO,
@@ -463,40 +470,39 @@ static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 
 	/* A user's pass-through command; the kernel's own (RQF_QUIET) expect to fail. */
 	if (!blk_rq_is_passthrough(rq) || (rq->rq_flags & RQF_QUIET))
-		return 0;
+		return;
 	/*
 	 * Not a failure: CONDITION MET and the like count as good, whatever the host byte
 	 * (scsi_io_completion_nz_result()); GOOD only with DID_OK.
 	 */
 	if ((in.host_byte == DID_OK || in.status) && scsi_status_is_good(cmd->result))
-		return 0;
+		return;
 	/* Before the site's kind is read: once known, that kind says SECOND (release). */
 	second_known = smp_load_acquire(&uae_second_site_known);
-	from = uae_return_address(regs);
 	switch (from ? uae_site_of(from) : UAE_SITE_OTHER) {
 	case UAE_SITE_IO_COMPLETION:
 		break;
 	case UAE_SITE_TRAMPOLINE:
 		atomic64_inc(&uae_site_hidden);
-		return 0;
+		return;
 	default:
-		return 0;
+		return;
 	}
 	if (!second_known && uae_second_call(cmd, from))
-		return 0;
+		return;
 	/* Like the midlayer, whatever the status: the buffer holds sense or it does not. */
 	has_sense = uae_sense_decode(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE, &s) !=
 		    UAE_SENSE_INVALID;
 	/* RECOVERED ERROR: scsi_io_completion_nz_result() takes it for success. */
 	if (has_sense && s.sense_key == UAE_SENSE_KEY_RECOVERED_ERROR)
-		return 0;
+		return;
 	/*
 	 * A CHECK CONDITION's unit attention is news of its own, reported as one by
 	 * uae_check_sense_pre() where it saw it (DID_OK); its NO SENSE reports nothing.
 	 */
 	if (has_sense && in.status == SAM_STAT_CHECK_CONDITION && in.host_byte == DID_OK &&
 	    (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION || s.sense_key == UAE_SENSE_KEY_NO_SENSE))
-		return 0;
+		return;
 	/*
 	 * A failed command that moves no data and may be retried goes on to
 	 * scsi_io_completion_action(), the second call, which may send it again: that
@@ -505,7 +511,7 @@ static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (blk_rq_bytes(rq) == 0 && !uae_passthrough_noretry(cmd, rq)) {
 		uae_first_call(cmd, from);
 		if (uae_action_retries(cmd, rq, has_sense && !s.deferred ? &s : NULL))
-			return 0;
+			return;
 	}
 	/* Sense belongs to a CHECK CONDITION; without one the buffer holds nothing of this. */
 	if (has_sense && in.status == SAM_STAT_CHECK_CONDITION) {
@@ -514,15 +520,118 @@ static int uae_normalize_sense_pre(struct kprobe *kp, struct pt_regs *regs)
 		in.sense_len = SCSI_SENSE_BUFFERSIZE;
 	}
 	uae_capture(&in);
+}
+
+/*
+ * An entry hook: @fn gets the probed function's first argument and where it returns
+ * to (0 where that is unknown).  A hit while the same hook's handler runs in the same
+ * context is skipped and counted in @missed.
+ */
+struct uae_entry_hook {
+	void *addr;
+	void (*fn)(struct scsi_cmnd *cmd, unsigned long from);
+#if UAE_FTRACE_HOOKS
+	struct ftrace_ops ops;
+	atomic64_t missed;
+#else
+	struct kprobe kp;
+#endif
+};
+
+#if UAE_FTRACE_HOOKS
+static void notrace uae_entry_ftrace(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct uae_entry_hook *hook = container_of(op, struct uae_entry_hook, ops);
+	int bit;
+
+	/* Also keeps preemption off while the handler runs, as a kprobe's would. */
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0 || !fregs) {
+		atomic64_inc(&hook->missed);
+		if (bit >= 0)
+			ftrace_test_recursion_unlock(bit);
+		return;
+	}
+	hook->fn((struct scsi_cmnd *)uae_fregs_arg0(fregs), parent_ip);
+	ftrace_test_recursion_unlock(bit);
+}
+
+static int uae_entry_hook_register(struct uae_entry_hook *hook)
+{
+	int ret;
+
+	hook->ops.func = uae_entry_ftrace;
+	/* The function's start: ftrace finds its __fentry__ call past an ENDBR. */
+	ret = ftrace_set_filter_ip(&hook->ops, (unsigned long)hook->addr, 0, 0);
+	if (ret)
+		return ret;
+	ret = register_ftrace_function(&hook->ops);
+	if (ret)
+		ftrace_free_filter(&hook->ops);
+	return ret;
+}
+
+static void uae_entry_hook_unregister(struct uae_entry_hook *hook)
+{
+	/* Returns once no handler runs any more (the ops lives in a module). */
+	unregister_ftrace_function(&hook->ops);
+	ftrace_free_filter(&hook->ops);
+}
+
+static u64 uae_entry_hook_missed(struct uae_entry_hook *hook)
+{
+	return atomic64_read(&hook->missed);
+}
+#else
+/* Where the probed function returns to: its caller (uae_pass_hook: known here). */
+static unsigned long uae_return_address(struct pt_regs *regs)
+{
+#if defined(CONFIG_X86)
+	return regs_get_kernel_stack_nth(regs, 0);
+#elif defined(CONFIG_ARM64)
+	return procedure_link_pointer(regs);
+#else
+	return 0;
+#endif
+}
+
+static int uae_entry_kprobe(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct uae_entry_hook *hook = container_of(kp, struct uae_entry_hook, kp);
+
+	hook->fn((struct scsi_cmnd *)regs_get_kernel_argument(regs, 0),
+		 uae_return_address(regs));
 	return 0;
 }
 
-static struct kprobe uae_check_sense_probe = {
-	.pre_handler = uae_check_sense_pre,
+static int uae_entry_hook_register(struct uae_entry_hook *hook)
+{
+	hook->kp.addr = (kprobe_opcode_t *)hook->addr;
+	hook->kp.pre_handler = uae_entry_kprobe;
+	return register_kprobe(&hook->kp);
+}
+
+static void uae_entry_hook_unregister(struct uae_entry_hook *hook)
+{
+	/* Returns once no handler runs any more. */
+	unregister_kprobe(&hook->kp);
+}
+
+static u64 uae_entry_hook_missed(struct uae_entry_hook *hook)
+{
+	/* The kernel's own counter, read without its lock (it only grows). */
+	return data_race(hook->kp.nmissed);
+}
+#endif
+
+/* Taking the addresses makes scsi_mod a hard dependency of this module. */
+static struct uae_entry_hook uae_check_sense_hook = {
+	.addr = scsi_check_sense, .fn = uae_check_sense_hit,
 };
 
-static struct kprobe uae_normalize_sense_probe = {
-	.pre_handler = uae_normalize_sense_pre,
+static struct uae_entry_hook uae_normalize_sense_hook = {
+	.addr = scsi_command_normalize_sense, .fn = uae_normalize_sense_hit,
 };
 
 static struct kretprobe uae_timeout_probe = {
@@ -545,11 +654,9 @@ int uae_hooks_init(void)
 {
 	int ret;
 
-	/* Taking the address makes scsi_mod a hard dependency of this module. */
-	uae_check_sense_probe.addr = (kprobe_opcode_t *)scsi_check_sense;
-	ret = register_kprobe(&uae_check_sense_probe);
+	ret = uae_entry_hook_register(&uae_check_sense_hook);
 	if (ret) {
-		pr_err("cannot probe scsi_check_sense: %d\n", ret);
+		pr_err("cannot hook scsi_check_sense: %d\n", ret);
 		return ret;
 	}
 	/*
@@ -563,11 +670,9 @@ int uae_hooks_init(void)
 		pr_err("cannot probe scsi_timeout: %d\n", ret);
 		goto out_sense;
 	}
-	/* Exported: its address also makes the dependency on scsi_mod explicit. */
-	uae_normalize_sense_probe.addr = (kprobe_opcode_t *)scsi_command_normalize_sense;
-	ret = uae_pass_hook ? register_kprobe(&uae_normalize_sense_probe) : 0;
+	ret = uae_pass_hook ? uae_entry_hook_register(&uae_normalize_sense_hook) : 0;
 	if (ret) {
-		pr_err("cannot probe scsi_command_normalize_sense: %d\n", ret);
+		pr_err("cannot hook scsi_command_normalize_sense: %d\n", ret);
 		goto out_timeout;
 	}
 	for_each_kernel_tracepoint(uae_find_tracepoint, NULL);
@@ -585,23 +690,26 @@ int uae_hooks_init(void)
 
 out_normalize:
 	if (uae_pass_hook)
-		unregister_kprobe(&uae_normalize_sense_probe);
+		uae_entry_hook_unregister(&uae_normalize_sense_hook);
 out_timeout:
 	unregister_kretprobe(&uae_timeout_probe);
 out_sense:
-	unregister_kprobe(&uae_check_sense_probe);
+	uae_entry_hook_unregister(&uae_check_sense_hook);
 	return ret;
 }
 
 u64 uae_hooks_missed(void)
 {
+	u64 timeouts;
+
 	/*
-	 * The kernel's own counters, read without its locks (they only grow): hits while
-	 * a kprobe handler ran, and timeouts that found no free kretprobe instance.
+	 * Timeouts that found no free kretprobe instance: the kernel's own counters, read
+	 * without its locks (they only grow).
 	 */
-	return data_race((u64)uae_check_sense_probe.nmissed + uae_timeout_probe.kp.nmissed +
-			 uae_timeout_probe.nmissed + uae_normalize_sense_probe.nmissed +
-			 atomic64_read(&uae_site_hidden));
+	timeouts = data_race((u64)uae_timeout_probe.kp.nmissed + uae_timeout_probe.nmissed);
+	/* And hits skipped while a handler ran. */
+	return timeouts + uae_entry_hook_missed(&uae_check_sense_hook) +
+	       uae_entry_hook_missed(&uae_normalize_sense_hook) + atomic64_read(&uae_site_hidden);
 }
 
 void uae_hooks_exit(void)
@@ -609,8 +717,8 @@ void uae_hooks_exit(void)
 	tracepoint_probe_unregister(uae_rq_error_tp, uae_block_rq_error, NULL);
 	/* Each returns once no handler runs any more. */
 	if (uae_pass_hook)
-		unregister_kprobe(&uae_normalize_sense_probe);
+		uae_entry_hook_unregister(&uae_normalize_sense_hook);
 	unregister_kretprobe(&uae_timeout_probe);
-	unregister_kprobe(&uae_check_sense_probe);
+	uae_entry_hook_unregister(&uae_check_sense_hook);
 	tracepoint_synchronize_unregister();
 }
