@@ -46,7 +46,8 @@ struct uae_record {
 	const char *name;	/* static string from the shared tables */
 	u8 opcode;
 	u8 req_op;		/* REQ_OP_* of the block request, if any */
-	bool has_lba;
+	bool has_req_op;	/* a block request's (not pass-through) */
+	bool has_lba;		/* a block request's with a range (not a cache flush) */
 	u64 lba;
 	u32 sectors;
 	u8 host_byte, status;

@@ -234,7 +234,9 @@ static void uae_fill_request(struct uae_record *rec, struct request *rq)
 	struct gendisk *disk;
 
 	rec->req_op = req_op(rq);
-	if (!blk_rq_is_passthrough(rq)) {
+	rec->has_req_op = !blk_rq_is_passthrough(rq);
+	/* A cache flush (REQ_OP_FLUSH) has no range: its position is blk_rq_init()'s -1. */
+	if (rec->has_req_op && req_op(rq) != REQ_OP_FLUSH) {
 		rec->has_lba = true;
 		rec->lba = blk_rq_pos(rq);
 		rec->sectors = blk_rq_sectors(rq);

@@ -10,8 +10,8 @@
  *  - a kretprobe on scsi_timeout(), called when a command's timer expires: an event
  *    only when the midlayer gave up on it (see uae_timeout_ret());
  *  - an entry hook on scsi_command_normalize_sense(), which scsi_io_completion() calls
- *    only for a command that did not succeed: failed SG_IO pass-through commands, once
- *    final (see uae_normalize_sense_hit()).
+ *    only for a command that did not succeed: failed SG_IO pass-through commands and
+ *    cache flushes, once final (see uae_normalize_sense_hit()).
  * Every handler runs in atomic context.  The two entry hooks run for every failing
  * command, up to three times for one: where ftrace passes a function's arguments
  * (DYNAMIC_FTRACE_WITH_ARGS), each is an ftrace_ops of its own, which saves only the
@@ -128,7 +128,7 @@ static void uae_check_sense_hit(struct scsi_cmnd *cmd, unsigned long from)
 	}
 	/*
 	 * Other sense is reported once final: block I/O by block_rq_error, pass-through
-	 * commands by uae_normalize_sense_hit() (where it runs).
+	 * commands and cache flushes by uae_normalize_sense_hit() (where it runs).
 	 */
 	if (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION) {
 		in.kind = UAEVENTS_KIND_UA;
@@ -231,7 +231,8 @@ static void uae_block_rq_error(void *data, struct request *rq, blk_status_t erro
 }
 
 /*
- * A failed pass-through command: block_rq_error leaves pass-through requests out, and
+ * A failed pass-through command (or cache flush, see uae_normalize_sense_hit()):
+ * block_rq_error leaves pass-through requests out, and
  * scsi_check_sense() sees only a CHECK CONDITION with DID_OK, as often as the midlayer
  * retries it, and not at all where the device was offline; one failing with a host byte
  * (DID_TRANSPORT_*, DID_ERROR), RESERVATION CONFLICT or BUSY reaches neither.  Every one
@@ -393,15 +394,19 @@ static void uae_first_call(struct scsi_cmnd *cmd, unsigned long from)
 }
 
 /*
- * scsi_noretry_cmd() (not exported) for a pass-through command without DID_OK and CHECK
- * CONDITION: whether scsi_io_completion() fails a command that moves no data at once,
- * without the second call.  A wrong answer costs nothing (uae_first_call()).
+ * scsi_noretry_cmd() (not exported), for a command without DID_OK and CHECK CONDITION:
+ * whether scsi_io_completion() fails a command that moves no data at once, without the
+ * second call.  A wrong answer costs nothing (uae_first_call()).  6.12's test of a
+ * command duration limit (SCSIML_STAT_DL_TIMEOUT) is left out: only commands with a
+ * duration limit descriptor get it, and pass-through commands or cache flushes have none.
  */
-static bool uae_passthrough_noretry(struct scsi_cmnd *cmd, struct request *rq)
+static bool uae_noretry(struct scsi_cmnd *cmd, struct request *rq)
 {
+	bool fail_at_once = rq->cmd_flags & REQ_FAILFAST_DEV || blk_rq_is_passthrough(rq);
+
 	switch (host_byte(cmd->result)) {
 	case DID_TIME_OUT:
-		return true;
+		return fail_at_once;
 	case DID_BUS_BUSY:
 		return rq->cmd_flags & REQ_FAILFAST_TRANSPORT;
 	case DID_PARITY:
@@ -413,7 +418,7 @@ static bool uae_passthrough_noretry(struct scsi_cmnd *cmd, struct request *rq)
 	case DID_SOFT_ERROR:
 		return rq->cmd_flags & REQ_FAILFAST_DRIVER;
 	}
-	return scsi_status_is_check_condition(cmd->result);
+	return scsi_status_is_check_condition(cmd->result) && fail_at_once;
 }
 
 /*
@@ -460,16 +465,27 @@ static bool uae_action_retries(struct scsi_cmnd *cmd, struct request *rq,
 static void uae_normalize_sense_hit(struct scsi_cmnd *cmd, unsigned long from)
 {
 	struct request *rq = scsi_cmd_to_rq(cmd);
+	bool pass = blk_rq_is_passthrough(rq);
 	bool has_sense, second_known;
 	struct uae_sense s;
 	struct uae_capture in = {
-		.sdev = cmd->device, .rq = rq, .kind = UAEVENTS_KIND_SGIO,
-		.flags = UAEVENTS_FLAG_PASSTHROUGH, .opcode = cmd->cmnd[0],
+		.sdev = cmd->device, .rq = rq, .flags = uae_rq_flags(rq),
+		.kind = pass ? UAEVENTS_KIND_SGIO : UAEVENTS_KIND_ERROR, .opcode = cmd->cmnd[0],
 		.host_byte = host_byte(cmd->result), .status = get_status_byte(cmd),
 	};
 
-	/* A user's pass-through command; the kernel's own (RQF_QUIET) expect to fail. */
-	if (!blk_rq_is_passthrough(rq) || (rq->rq_flags & RQF_QUIET))
+	/*
+	 * A user's pass-through command, or a cache flush: the flush machinery's own
+	 * request (REQ_OP_FLUSH, SYNCHRONIZE CACHE) has no bio, and blk_update_request()
+	 * returns before block_rq_error for a request without one; the requests that waited
+	 * for it fail with it there, without a command of their own.  Other block I/O is
+	 * block_rq_error's.  The kernel's own requests (RQF_QUIET) expect to fail, and
+	 * block_rq_error is silent for a dead disk.
+	 */
+	if (rq->rq_flags & RQF_QUIET)
+		return;
+	if (!pass && (req_op(rq) != REQ_OP_FLUSH || rq->bio || !rq->q->disk ||
+		      test_bit(GD_DEAD, &rq->q->disk->state)))
 		return;
 	/*
 	 * Not a failure: CONDITION MET and the like count as good, whatever the host byte
@@ -493,12 +509,15 @@ static void uae_normalize_sense_hit(struct scsi_cmnd *cmd, unsigned long from)
 	/* Like the midlayer, whatever the status: the buffer holds sense or it does not. */
 	has_sense = uae_sense_decode(cmd->sense_buffer, SCSI_SENSE_BUFFERSIZE, &s) !=
 		    UAE_SENSE_INVALID;
-	/* RECOVERED ERROR: scsi_io_completion_nz_result() takes it for success. */
-	if (has_sense && s.sense_key == UAE_SENSE_KEY_RECOVERED_ERROR)
+	/*
+	 * scsi_io_completion_nz_result() takes RECOVERED ERROR for success, and a flush's
+	 * deferred sense too (it concerns an earlier command; SG_IO hands it to its user).
+	 */
+	if (has_sense && (s.sense_key == UAE_SENSE_KEY_RECOVERED_ERROR || (!pass && s.deferred)))
 		return;
 	/*
 	 * A CHECK CONDITION's unit attention is news of its own, reported as one by
-	 * uae_check_sense_pre() where it saw it (DID_OK); its NO SENSE reports nothing.
+	 * uae_check_sense_hit() where it saw it (DID_OK); its NO SENSE reports nothing.
 	 */
 	if (has_sense && in.status == SAM_STAT_CHECK_CONDITION && in.host_byte == DID_OK &&
 	    (s.sense_key == UAE_SENSE_KEY_UNIT_ATTENTION || s.sense_key == UAE_SENSE_KEY_NO_SENSE))
@@ -508,7 +527,7 @@ static void uae_normalize_sense_hit(struct scsi_cmnd *cmd, unsigned long from)
 	 * scsi_io_completion_action(), the second call, which may send it again: that
 	 * attempt is not the final answer, and not reported.
 	 */
-	if (blk_rq_bytes(rq) == 0 && !uae_passthrough_noretry(cmd, rq)) {
+	if (blk_rq_bytes(rq) == 0 && !uae_noretry(cmd, rq)) {
 		uae_first_call(cmd, from);
 		if (uae_action_retries(cmd, rq, has_sense && !s.deferred ? &s : NULL))
 			return;
@@ -562,6 +581,8 @@ static int uae_entry_hook_register(struct uae_entry_hook *hook)
 	int ret;
 
 	hook->ops.func = uae_entry_ftrace;
+	/* kernel.ftrace_enabled=0 would silence it: refused (EBUSY) while it is registered. */
+	hook->ops.flags = FTRACE_OPS_FL_PERMANENT;
 	/* The function's start: ftrace finds its __fentry__ call past an ENDBR. */
 	ret = ftrace_set_filter_ip(&hook->ops, (unsigned long)hook->addr, 0, 0);
 	if (ret)

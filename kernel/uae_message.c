@@ -28,7 +28,7 @@ static int put_identity(struct sk_buff *skb, const struct uae_record *rec)
 
 static int put_command(struct sk_buff *skb, const struct uae_record *rec)
 {
-	if (rec->has_lba && nla_put_u8(skb, UAEVENTS_ATTR_REQ_OP, rec->req_op))
+	if (rec->has_req_op && nla_put_u8(skb, UAEVENTS_ATTR_REQ_OP, rec->req_op))
 		return -EMSGSIZE;
 	/* Without a command there is no opcode, host byte or status to tell. */
 	if (rec->kind != UAEVENTS_KIND_UA && !(rec->flags & UAEVENTS_FLAG_NO_COMMAND) &&

@@ -148,6 +148,8 @@ enum uaevents_attr {
 	 * SINCE_SEQ (or the dump's event before it) and it that the history cannot give:
 	 * events that fell out of it unread (STAT_LOST_UNREAD) or read, and events never
 	 * captured (STAT_QUEUE_FULL), which take their numbers too.  All of any group.
+	 * REQ_OP: a block request's REQ_OP_*, a cache flush's too (which has no LBA or
+	 * SECTORS), never a pass-through command's.
 	 */
 	UAEVENTS_ATTR_REQ_OP,			/* u8 */
 	UAEVENTS_ATTR_GROUP_SEQ,		/* u64 */

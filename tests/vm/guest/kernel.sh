@@ -3,7 +3,7 @@
 # the LU's identity, SG_IO apart, no event held up by a device's held state_mutex, no
 # noise, storm coalescing, a 10,000-event burst replayed from the history, permissions,
 # and hot-remove and reload cycles.
-# tap-plan: 82
+# tap-plan: 85
 . /bin/lib.sh
 
 UAE_PARAMS="history_size=16384"
@@ -22,6 +22,12 @@ ftrace_hooks() {
 	done
 }
 check "scsi_check_sense and scsi_command_normalize_sense: ftrace ops of uaevents" ftrace_hooks
+# Switching ftrace off would silence them: refused while they are there.
+ftrace_stays_on() {
+	! echo 0 2>/dev/null >/proc/sys/kernel/ftrace_enabled &&
+		[ "$(cat /proc/sys/kernel/ftrace_enabled)" = 1 ]
+}
+check "kernel.ftrace_enabled cannot be switched off under them" ftrace_stays_on
 SG=$(ls "/sys/block/$DISK/device/scsi_generic/")
 ERRFILE=$(sdebug_error_file)
 tap_diag "disk $DISK ($SG) at $HCTL, error injection: ${ERRFILE:-none}"
@@ -405,7 +411,7 @@ sgio_turs() {
 	echo "sg_turs: $(tail -n 1 /tmp/sgio-turs.txt); $sgio_got events" >"$SAW"
 	check "$2 ($sgio_got)" [ "$sgio_got" = "$4" ]
 }
-if injection_or_skip 4 "pass-through failures without CHECK CONDITION"; then
+if injection_or_skip 6 "pass-through failures without CHECK CONDITION, a failed cache flush"; then
 	uaectl config --coalesce-ms 0
 	sgio_turs "2 1 0x00 0x0f 0 0 0 0 0" \
 		"200 pass-through commands failing with DID_TRANSPORT_FAILFAST: 200 sgio events" \
@@ -428,6 +434,31 @@ if injection_or_skip 4 "pass-through failures without CHECK CONDITION"; then
 	tail -n 2 /tmp/sgio-raw.txt >"$SAW"
 	check "a command reset on every try until its time ran out: one sgio event ($sgio_got)" \
 		[ "$sgio_got" = 1 ]
+	# A failed cache flush: the flush machinery's own request has no bio, so the block
+	# layer reports only the fsync's request that waited for it, without a command.
+	# Every SYNCHRONIZE CACHE(10) fails with MEDIUM ERROR, WRITE ERROR, which the
+	# midlayer tries 6 times: one error event with the flush's own command and sense.
+	echo "2 1 0x35 0 0 0x2 0x3 0x0c 0x00" >"$ERRFILE"
+	dd if=/dev/zero of="/dev/$DISK" bs=4096 count=1 conv=fsync 2>/tmp/flush-dd.txt
+	echo "- 0x35" >"$ERRFILE"
+	delivered_so_far
+	# flush_events N: N error events of SYNCHRONIZE CACHE(10) matching the jq filter $2.
+	flush_events() {
+		got=$(jq -s "map(select(.kind == \"error\" and .opcode == 53 and $2)) | length" \
+			/tmp/monitor.json)
+		[ "$got" = "$1" ] && return 0
+		{ echo "$got events; dd: $(tail -n 1 /tmp/flush-dd.txt);" \
+			"write cache: $(cat "/sys/block/$DISK/queue/write_cache")"
+		  jq -c -s 'map(select(.kind == "error" and (.opcode == 53 or .opcode == null)) |
+			{event, opcode, req_op, lba, status, sense_key, asc, ascq, errno, flags,
+			 repeat})' /tmp/monitor.json; } >"$SAW"
+		return 1
+	}
+	check "a cache flush failing on every try: one error event of SYNCHRONIZE CACHE" \
+		flush_events 1 true
+	check "with its sense and status, request op flush and no LBA range" flush_events 1 \
+		'.event == "WRITE_ERROR" and .sense_key == 3 and .asc == 12 and .ascq == 0
+		 and .status == 2 and .req_op == "flush" and .lba == null and (.flags % 2) == 0'
 	uaectl config --coalesce-ms 1000
 fi
 # The timeouts, the error handler and the storms above: none of the hooks' calls skipped.
