@@ -4,8 +4,9 @@
 # (opts=2, medium_error_start/count), each read sector by sector, all at once: 64 storms
 # together over many coalescing windows, twice the coalescer's old 32 slots.  Every
 # occurrence is counted exactly, none is dropped for lack of room, and the events (and
-# with uevents=2 the uevents) stay bounded by one per device per window.
-# tap-plan: 26
+# with uevents=2 the uevents) stay bounded by one per device per window.  The same for
+# failing pass-through commands (another hook), and an unload in the middle of both.
+# tap-plan: 30
 . /bin/lib.sh
 
 LUNS=64
@@ -112,6 +113,68 @@ check "the statistics agree: events + coalesced = failed reads" \
 	[ $((events + $(stat_of coalesced) - coalesced_before)) -eq "$(failed a)" ]
 no_gap() { jq -n -e '[inputs | select(.kind == "gap")] | length == 0' /tmp/storm.json; }
 check "no gap reported to the subscriber" no_gap
+
+# ---- pass-through commands failing on every LU at once ----
+# scsi_debug fails every command with ABORTED COMMAND, TRANSPORT PROBLEM (opts 0x10,
+# every_nth=1; 6.1 has it too) while every LU's sg device gets PT_CMDS TEST UNIT READYs,
+# all LUs at once: each failure is final (SG_IO does not retry), one sgio occurrence of
+# scsi_io_completion()'s hook.  pt_start ROUND [N]: N commands each (PT_CMDS); sets PT_PIDS.
+PT_CMDS=400
+pt_start() {
+	echo 1 >"$SDEBUG/every_nth"
+	echo 0x12 >"$SDEBUG/opts"
+	PT_PIDS=
+	while read -r _ hctl; do
+		sg=$(ls "/sys/class/scsi_device/$hctl/device/scsi_generic/")
+		sg_turs -n "${2:-$PT_CMDS}" "/dev/$sg" >"/tmp/$1.$hctl" 2>&1 &
+		PT_PIDS="$PT_PIDS $!"
+		renice -n 19 -p $! >/dev/null
+	done </tmp/luns
+}
+pt_stop() {
+	# shellcheck disable=SC2086
+	wait_for 300 gone $PT_PIDS
+	pt_stopped=$?
+	echo 2 >"$SDEBUG/opts"
+	echo 0 >"$SDEBUG/every_nth"
+}
+# pt_failed ROUND: the TEST UNIT READYs that failed, as sg_turs counted them.
+pt_failed() {
+	cat /tmp/"$1".[0-9]* | sed -n 's/.* with \([0-9]*\) errors.*/\1/p' |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+pt_events() {
+	jq -s --argjson from "$1" --rawfile luns /tmp/luns '
+		($luns | split("\n") | map(select(. != "") | split(" ")[1])) as $h |
+		map(select(.seq >= $from and .kind == "sgio" and .opcode == 0 and
+			.sense_key == 11 and .asc == 75 and (.hctl | IN($h[]))))' /tmp/storm.json
+}
+# Every failure sg_turs saw is counted.  scsi_debug's injection flag is one for all its
+# commands: one that takes its CPU between another's setting and taking it may pass.
+pt_counted() {
+	counted=$(pt_events "$1" | jq 'map(.repeat) | add // 0')
+	echo "failed $(pt_failed "$2") of $((LUNS * PT_CMDS)), counted $counted" >"$SAW"
+	[ "$(pt_failed "$2")" -gt $((LUNS * PT_CMDS / 2)) ] && [ "$counted" -eq "$(pt_failed "$2")" ]
+}
+from=$(($(stat_of last_seq) + 1))
+full_before=$(stat_of queue_full)
+start=$(uptime_ms)
+pt_start p
+pt_stop
+STORM_MS=$(($(uptime_ms) - start))
+check "the $LUNS pass-through storms ended" [ "$pt_stopped" -eq 0 ]
+tap_diag "pass-through storm: $STORM_MS ms, $(pt_failed p) failed; $(tail -n 1 "$(ls /tmp/p.[0-9]* | head -n 1)")"
+check "every failed pass-through command of the $LUNS LUs is counted in sgio events" \
+	wait_for 30 pt_counted "$from" p
+pt_bounded() {
+	windows=$((STORM_MS / WINDOW_MS + 2))
+	n=$(pt_events "$1" | jq length)
+	echo "$n sgio events for $LUNS LUs in $STORM_MS ms ($windows windows at most)" >"$SAW"
+	[ "$n" -ge $LUNS ] && [ "$n" -le $((LUNS * windows)) ]
+}
+check "one sgio event per LU per window, at most" pt_bounded "$from"
+check "no pass-through failure dropped for lack of room (queue_full), no gap" \
+	sh -c "[ \$(uaectl status --json | jq .queue_full) -eq $full_before ] && jq -n -e '[inputs | select(.kind == \"gap\")] | length == 0' /tmp/storm.json"
 
 # ---- the same with a uevent for every event: udev gets as few ----
 check "uaectl config --uevents all" uaectl config --uevents all
@@ -224,6 +287,7 @@ check "nothing dropped for lack of room, no gap" undropped
 # ---- uaevents.ko unloaded in the middle of a storm ----
 cp /tmp/kept /tmp/luns
 storm_start d
+pt_start q 100000	# more than the unload waits for; stopped after it
 some_failed_d() { [ "$(cat /tmp/d.sd* | grep -c 'No data available')" -ge 1000 ]; }
 wait_for 60 some_failed_d
 mid_storm=$?
@@ -232,14 +296,19 @@ unload_mid_storm() {
 	[ "$mid_storm" -eq 0 ] || { echo "the storm never got 1000 failures in" >"$SAW"; return 1; }
 	# shellcheck disable=SC2086
 	! gone $pids || { echo "the readers had ended: not the middle of a storm" >"$SAW"; return 1; }
+	# shellcheck disable=SC2086
+	! gone $PT_PIDS || { echo "the pass-through storm had ended" >"$SAW"; return 1; }
 	timeout 60 rmmod uaevents
 }
-check "uaevents.ko unloads in the middle of a storm, its subscribers still there" \
+check "uaevents.ko unloads in the middle of a storm of block and pass-through failures, its subscribers still there" \
 	unload_mid_storm
 kill "$MONITOR_PID" "$UDEV_PID"
 check "the subscribers exited" wait_for 10 gone "$MONITOR_PID" "$UDEV_PID"
 storm_wait
+# shellcheck disable=SC2086
+kill $PT_PIDS 2>/dev/null
+pt_stop
 check "the readers ended, and uaevents.ko loads and unloads again" \
-	sh -c "[ $storm_stopped -eq 0 ] && insmod /modules/uaevents.ko && rmmod uaevents"
+	sh -c "[ $storm_stopped -eq 0 ] && [ $pt_stopped -eq 0 ] && insmod /modules/uaevents.ko && rmmod uaevents"
 check "no oops, BUG or WARNING in the kernel log" \
 	sh -c '! dmesg | grep -E "BUG:|WARNING:|Oops|Call Trace"'
