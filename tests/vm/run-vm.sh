@@ -9,6 +9,9 @@
 #     --console  show the guest console here (to watch a run) instead of logging it
 #   CYCLES: rounds of the loop tests (uae.cycles=; lib.sh's default when unset)
 #   UAE_VM_TIMEOUT: seconds before QEMU is stopped (a hang ends as a failure)
+#   UAE_VM_ICOUNT: N runs the guest's clock by instructions, 2^N ns each (QEMU's -icount,
+#     no sleeping while idle): what the guest times is then what it executed, not how fast
+#     the emulator went (make bench)
 #
 # For test scripts, prints the guest's TAP and exits non-zero unless every test passed.
 set -eu
@@ -58,6 +61,7 @@ timeout --foreground -k 30 "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
 	-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$initramfs" \
 	-append "console=ttyS0 panic=-1 oops=panic uae.script=$script ${CYCLES:+uae.cycles=$CYCLES} $append ${UAE_VM_APPEND:-}" \
 	-display none -monitor none -nic none -no-reboot \
+	${UAE_VM_ICOUNT:+-icount shift=$UAE_VM_ICOUNT,sleep=off} \
 	$console -serial "file:$out/tap.log" $extra || {
 	echo "run-vm: QEMU failed or timed out (kernel $kver)" >&2
 }
