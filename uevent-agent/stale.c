@@ -29,6 +29,7 @@
 #include <libmount/libmount.h>
 #include <libudev.h>
 #include <scsi/sg_cmds_basic.h>
+#include <scsi/sg_pt.h>
 #include <scsi/sg_unaligned.h>
 #include <systemd/sd-journal.h>
 
@@ -503,42 +504,76 @@ fail:
 	return why;
 }
 
+int uaed_report_luns_count(const uint8_t *resp, uint32_t alloc, uint32_t got)
+{
+	uint32_t len;
+
+	if (got < 8 || got > alloc)
+		return -EBADMSG;
+	len = sg_get_unaligned_be32(resp);
+	if (len % 8)
+		return -EBADMSG;
+	if (len / 8 > MAX_REPORT)
+		return -E2BIG;
+	if (len + 8 > alloc)
+		return -EAGAIN;
+	/*
+	 * Fewer bytes than the list says it has: the zeroed rest would read as LUN 0 and
+	 * the LUNs missing from it as gone, so none of it is trusted.
+	 */
+	if (got < len + 8)
+		return -EBADMSG;
+	return (int)(len / 8);
+}
+
 /* REPORT LUNS through the sg device of @via, the whole list; the count, or -errno. */
 static int report_luns(const struct uaed_lun *via, uint64_t **out)
 {
-	uint32_t alloc = 8 + 8 * 512, len = 0;
+	uint32_t alloc = 8 + 8 * 512;
+	struct sg_pt_base *pt;
 	uint8_t *resp = NULL;
 	int fd = uaed_lu_open_sg(via), r;
 
 	if (fd < 0)
 		return fd;
-	for (;;) {
+	pt = construct_scsi_pt_obj_with_fd(fd, 0);
+	r = pt ? 0 : -ENOMEM;
+	while (r == 0) {
 		uint8_t *grown = realloc(resp, alloc);
+		int resid;
 
 		r = -ENOMEM;
 		if (!grown)
 			break;
 		resp = grown;
 		memset(resp, 0, alloc);
-		r = sg_ll_report_luns(fd, 0, resp, (int)alloc, false, 0) ? -EIO : 0;
+		r = sg_ll_report_luns_pt(pt, 0, resp, (int)alloc, false, 0) ? -EIO : 0;
 		if (r < 0)
 			break;
-		len = sg_get_unaligned_be32(resp);
+		resid = get_scsi_pt_resid(pt);
+		r = uaed_report_luns_count(resp, alloc,
+					   resid > 0 && (uint32_t)resid <= alloc ? alloc - resid : alloc);
 		/* Longer than asked for: ask again for all of it. */
-		if (len % 8 || len / 8 > MAX_REPORT || len + 8 <= alloc)
+		if (r == -EAGAIN) {
+			alloc = sg_get_unaligned_be32(resp) + 8;
+			r = 0;
+		} else {
 			break;
-		alloc = len + 8;
+		}
 	}
+	if (pt)
+		destruct_scsi_pt_obj(pt);
 	close(fd);
-	if (r == 0 && len % 8)
-		r = -EBADMSG;
-	else if (r == 0 && len / 8 > MAX_REPORT)
-		r = -E2BIG;
-	if (r == 0) {
-		*out = calloc(len / 8 + 1, sizeof(**out));
-		r = *out ? (int)(len / 8) : -ENOMEM;
+	if (r > 0) {
+		int n = r;
+
+		*out = calloc((size_t)n + 1, sizeof(**out));
+		r = *out ? n : -ENOMEM;
 		for (int i = 0; i < r; i++)
 			(*out)[i] = lun_to_int(resp + 8 + 8 * i);
+	} else if (r == 0) {
+		*out = calloc(1, sizeof(**out));
+		r = *out ? 0 : -ENOMEM;
 	}
 	free(resp);
 	return r;

@@ -17,6 +17,13 @@ struct uaed_lun {
 /* The LUs of target "H:C:T" as sysfs knows them, with their WWIDs; -errno on failure. */
 int uaed_target_luns(const char *target, struct uaed_lun **luns);
 void uaed_target_luns_free(struct uaed_lun *luns, int n);
+/*
+ * REPORT LUNS' parameter data: @alloc bytes asked for, @got transferred (@alloc less the
+ * residual).  The LUN count; -EAGAIN when the list needs more than @alloc; -EBADMSG for a
+ * list that cannot be trusted (a length not of whole LUNs, a transfer shorter than the
+ * list it announces); -E2BIG beyond the kernel's own scan.
+ */
+int uaed_report_luns_count(const uint8_t *resp, uint32_t alloc, uint32_t got);
 /* REPORT LUNS through any of @luns still there: the count, *@reported to free; -errno. */
 int uaed_target_report_luns(const struct uaed_lun *luns, int n_luns, uint64_t **reported);
 /*

@@ -18,8 +18,30 @@
 #include "hooks.h"
 #include "identity.h"
 #include "metrics.h"
+#include "stale.h"
 #include "state.h"
 #include "trust.h"
+
+/* REPORT LUNS' list is used only when the target sent all of it. */
+START_TEST(report_luns_whole_list_only)
+{
+	uint8_t resp[8 + 3 * 8] = { 0, 0, 0, 24 };	/* three LUNs */
+
+	ck_assert_int_eq(uaed_report_luns_count(resp, sizeof(resp), sizeof(resp)), 3);
+	/* Two of three sent (the residual): the zeroed third would read as LUN 0. */
+	ck_assert_int_eq(uaed_report_luns_count(resp, sizeof(resp), sizeof(resp) - 8), -EBADMSG);
+	ck_assert_int_eq(uaed_report_luns_count(resp, sizeof(resp), 4), -EBADMSG);
+	ck_assert_int_eq(uaed_report_luns_count(resp, sizeof(resp), sizeof(resp) + 1), -EBADMSG);
+	/* More than was asked for: ask again. */
+	ck_assert_int_eq(uaed_report_luns_count(resp, 16, 16), -EAGAIN);
+	resp[3] = 20;	/* not whole LUNs */
+	ck_assert_int_eq(uaed_report_luns_count(resp, sizeof(resp), sizeof(resp)), -EBADMSG);
+	resp[3] = 0;	/* none */
+	ck_assert_int_eq(uaed_report_luns_count(resp, sizeof(resp), 8), 0);
+	resp[1] = 0x02;	/* 16,384 LUNs: beyond the kernel's own scan */
+	ck_assert_int_eq(uaed_report_luns_count(resp, sizeof(resp), sizeof(resp)), -E2BIG);
+}
+END_TEST
 
 START_TEST(sanitize_hostile_strings)
 {
@@ -562,6 +584,7 @@ int main(void)
 	tcase_add_test(tc, floods_first_per_lu);
 	tcase_add_test(tc, mpath_wwid_names_lu);
 	tcase_add_test(tc, metrics_file_from_hostile_wwid);
+	tcase_add_test(tc, report_luns_whole_list_only);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
