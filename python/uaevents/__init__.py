@@ -150,7 +150,8 @@ class Event:
             p = _get_sense(ev, ctypes.byref(n))
             sense = ctypes.string_at(p, n.value) if p else None
         lba, sectors = ctypes.c_uint64(), ctypes.c_uint32()
-        has_lba = _get_lba(ev, ctypes.byref(lba), ctypes.byref(sectors)) == 0 and sectors.value
+        # 1: filled; 0: the event has no block request range.
+        has_lba = _get_lba(ev, ctypes.byref(lba), ctypes.byref(sectors)) == 1
         ns = v["timestamp_ns"]
         return cls(
             kind=Kind(v["kind"]), name=v["name"], category=v["category"], seq=v["seq"],

@@ -139,6 +139,26 @@ def test_gap_is_an_event():
     assert ev.gap == st["history_first_seq"] - 2
 
 
+def test_block_error_has_lba_and_sectors():
+    """A failed block read carries its request's first sector, length and operation:
+    scsi_debug's medium error range (opts=2, sectors 4660 to 4669 by default)."""
+    opts = "/sys/bus/pseudo/drivers/scsi_debug/opts"
+    dev = os.listdir(f"{SYSFS}/block")[0]
+    with uaevents.Monitor(hctl=HCTL, event="UNRECOVERED_READ_ERROR") as m:
+        with open(opts, "w") as f:
+            f.write("2")
+        try:
+            subprocess.run(["dd", f"if=/dev/{dev}", "of=/dev/null", "bs=512", "skip=4660",
+                            "count=1", "iflag=direct"], capture_output=True, check=False)
+        finally:
+            with open(opts, "w") as f:
+                f.write("0")
+        ev = first(m)
+    assert ev.kind is uaevents.Kind.ERROR
+    assert (ev.lba, ev.sectors, ev.req_op) == (4660, 1, "read")
+    assert ev.errno is not None and ev.errno > 0
+
+
 def test_context_manager_closes():
     with uaevents.Monitor() as m:
         fd = m.fileno()
