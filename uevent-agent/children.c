@@ -115,8 +115,8 @@ void uaed_children_setup(sd_event *loop)
 				       NULL) >= 0)
 		sd_event_source_set_enabled(sweep, SD_EVENT_OFF);
 	base_fd = fd;
-	sd_journal_print(LOG_INFO, "uaeventd: hooks and rescans each run in a cgroup of their "
-			 "own under %s", path);
+	uaed_log(LOG_INFO, "uaeventd: hooks and rescans each run in a cgroup of their "
+		 "own under %s", path);
 }
 
 bool uaed_children_use_cgroups(void)
@@ -145,8 +145,8 @@ void uaed_child_prepare(struct uaed_child *c)
 	remove_lingering();
 	snprintf(c->cgroup, sizeof(c->cgroup), "child-%d-%lu", (int)getpid(), next_id++);
 	if (mkdirat(base_fd, c->cgroup, 0755) < 0 && errno != EEXIST) {
-		sd_journal_print(LOG_WARNING, "uaeventd: cannot create cgroup %s: %m; this child "
-				 "is killed with its process group only", c->cgroup);
+		uaed_log(LOG_WARNING, "uaeventd: cannot create cgroup %s: %m; this child "
+			 "is killed with its process group only", c->cgroup);
 		c->cgroup[0] = '\0';
 		return;
 	}

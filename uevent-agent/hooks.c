@@ -154,14 +154,14 @@ void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg)
 	d = opendir(h->dir);
 	if (!d) {
 		if (errno != ENOENT)
-			sd_journal_print(LOG_ERR, "uaeventd: cannot read hook folder %s: %m; no "
-					 "hooks will run", h->dir);
+			uaed_log(LOG_ERR, "uaeventd: cannot read hook folder %s: %m; no "
+				 "hooks will run", h->dir);
 		return;
 	}
 	why = uaed_unsafe_folder(h->dir, which, sizeof(which));
 	if (why) {
-		sd_journal_print(LOG_ERR, "uaeventd: hook folder %s is not safe: %s %s; no hooks "
-				 "will run", h->dir, which, why);
+		uaed_log(LOG_ERR, "uaeventd: hook folder %s is not safe: %s %s; no hooks "
+			 "will run", h->dir, which, why);
 		closedir(d);
 		return;
 	}
@@ -200,7 +200,7 @@ void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg)
 	closedir(d);
 	/* Sorted by name, each with its descriptor: run in a predictable order. */
 	qsort(h->hooks, h->n, sizeof(h->hooks[0]), by_name);
-	sd_journal_print(LOG_INFO, "uaeventd: %u hooks in %s", h->n, h->dir);
+	uaed_log(LOG_INFO, "uaeventd: %u hooks in %s", h->n, h->dir);
 }
 
 /* "all-*", "<kind>-*", "<category>-*" or "<EVENT_NAME>-*" */
@@ -538,9 +538,9 @@ void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 			continue;
 		if (h->queued >= MAX_QUEUE) {
 			if (!h->dropped++)
-				sd_journal_print(LOG_WARNING, "uaeventd: hook queue full (%d waiting); "
-						 "runs are counted, not made, until it has room",
-						 MAX_QUEUE);
+				uaed_log(LOG_WARNING, "uaeventd: hook queue full (%d waiting); "
+					 "runs are counted, not made, until it has room",
+					 MAX_QUEUE);
 			h->dropped_total++;
 			continue;
 		}

@@ -48,6 +48,18 @@ static int log_errno_v(int priority, int err, bool at_start, const char *fmt, va
 	return -err;
 }
 
+void uaed_log(int priority, const char *fmt, ...)
+{
+	char buf[LINE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", priority, "SYSLOG_IDENTIFIER=uaeventd",
+			NULL);
+}
+
 int uaed_log_errno(int priority, int err, const char *fmt, ...)
 {
 	va_list ap;

@@ -12,6 +12,9 @@
 
 #include <syslog.h>
 
+/* An entry of uaeventd's (SYSLOG_IDENTIFIER=uaeventd); %m in @fmt is errno's text. */
+void uaed_log(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Returns -|@err|. */
 int uaed_log_errno(int priority, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

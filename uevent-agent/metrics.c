@@ -188,7 +188,7 @@ static void write_now(struct uaed_metrics *m)
 		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot write its metrics to %s: %m; trying "
 			       "again every minute", m->dir);
 	else if (r == 0 && m->failing)
-		sd_journal_print(LOG_INFO, "uaeventd: metrics written to %s again", m->dir);
+		uaed_log(LOG_INFO, "uaeventd: metrics written to %s again", m->dir);
 	m->failing = r < 0;
 }
 

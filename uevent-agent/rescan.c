@@ -396,8 +396,8 @@ static int do_rescan_wwid(const struct uaed_rescan *r, const struct uaed_event *
 		uaed_log_errno(LOG_ERR, n, "uaeventd: cannot list SCSI devices for %s: %m",
 			       e->wwid);
 	if (n > UAED_LU_PATHS_MAX) {
-		sd_journal_print(LOG_WARNING, "uaeventd: %s has %d paths; only %d are rescanned",
-				 e->wwid, n, UAED_LU_PATHS_MAX);
+		uaed_log(LOG_WARNING, "uaeventd: %s has %d paths; only %d are rescanned",
+			 e->wwid, n, UAED_LU_PATHS_MAX);
 		skipped += n - UAED_LU_PATHS_MAX;
 		n = UAED_LU_PATHS_MAX;
 	}
@@ -650,7 +650,7 @@ static void retry(struct pending *p, const char *what, int err)
 	if (sd_event_add_time_relative(p->r->loop, &p->timer, CLOCK_MONOTONIC,
 				       (uint64_t)p->r->cfg->debounce_ms * 1000 + 1000, 0,
 				       on_timer, p) < 0) {
-		sd_journal_print(LOG_ERR, "uaeventd: %s dropped: no timer either", p->key);
+		uaed_log(LOG_ERR, "uaeventd: %s dropped: no timer either", p->key);
 		p->used = false;
 	}
 }
@@ -768,7 +768,7 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 		if (grown)
 			r->slot = grown;
 		if (!free_slot) {
-			sd_journal_print(LOG_ERR, "uaeventd: out of memory: %s not done", key);
+			uaed_log(LOG_ERR, "uaeventd: out of memory: %s not done", key);
 			return;
 		}
 		r->slot[r->n_slot++] = free_slot;

@@ -297,7 +297,7 @@ static void save_state(struct daemon *d)
 		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot write %s: %m; until it can, a restart "
 			       "replays from the last state written", d->cfg.state_file);
 	else if (r == 0 && d->state_failing)
-		sd_journal_print(LOG_INFO, "uaeventd: %s written again", d->cfg.state_file);
+		uaed_log(LOG_INFO, "uaeventd: %s written again", d->cfg.state_file);
 	d->state_failing = r < 0;
 	d->state_dirty = false;
 }
@@ -326,8 +326,8 @@ static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userda
 		uae_event_unref(ev);
 	}
 	if (bad)
-		sd_journal_print(LOG_WARNING, "uaeventd: %u message(s) skipped: %s", bad,
-				 uae_strerror(-EBADMSG));
+		uaed_log(LOG_WARNING, "uaeventd: %u message(s) skipped: %s", bad,
+			 uae_strerror(-EBADMSG));
 	save_state(d);
 	if (r != 0 && r != -EBADMSG && r != -EAGAIN && r != -EINTR) {
 		/* Not from here: start_monitor() calls this, and resubscribing replaces it. */
@@ -353,9 +353,9 @@ static int start_monitor(struct daemon *d)
 	if (r < 0)
 		return r;
 	if (uae_monitor_is_fallback(d->monitor)) {
-		sd_journal_print(LOG_WARNING, "uaeventd: the uaevents module is not loaded; "
-				 "falling back to the stock kernel's SDEV_UA uevents (fewer "
-				 "kinds and fields)");
+		uaed_log(LOG_WARNING, "uaeventd: the uaevents module is not loaded; "
+			 "falling back to the stock kernel's SDEV_UA uevents (fewer "
+			 "kinds and fields)");
 		return sd_event_add_io(d->loop, &d->monitor_source, uae_monitor_get_fd(d->monitor),
 				       EPOLLIN,
 				       on_monitor, d);
@@ -364,7 +364,7 @@ static int start_monitor(struct daemon *d)
 	if (r < 0)
 		return r;
 	if (uaed_state_load(d->cfg.state_file, &st) < 0) {
-		sd_journal_print(LOG_INFO, "uaeventd: no state yet; logging events from now on");
+		uaed_log(LOG_INFO, "uaeventd: no state yet; logging events from now on");
 		return sd_event_add_io(d->loop, &d->monitor_source, uae_monitor_get_fd(d->monitor),
 				       EPOLLIN,
 				       on_monitor, d);
@@ -389,15 +389,15 @@ static int start_monitor(struct daemon *d)
 	since = uaed_journal_logged_through(ks.instance, since);
 	/* Past what the module has numbered: a corrupt state file; nothing after it is seen. */
 	if (since > ks.last_seq) {
-		sd_journal_print(LOG_WARNING, "uaeventd: the state says event %" PRIu64 " of "
-				 "instance %016" PRIx64 " was logged, but the module is at %"
-				 PRIu64 "; logging from there", since, ks.instance, ks.last_seq);
+		uaed_log(LOG_WARNING, "uaeventd: the state says event %" PRIu64 " of "
+			 "instance %016" PRIx64 " was logged, but the module is at %"
+			 PRIu64 "; logging from there", since, ks.instance, ks.last_seq);
 		since = ks.last_seq;
 	}
 	d->state.instance = ks.instance;
 	d->state.seq = since;
-	sd_journal_print(LOG_INFO, "uaeventd: replaying events after %016" PRIx64 "/%" PRIu64,
-			 ks.instance, since);
+	uaed_log(LOG_INFO, "uaeventd: replaying events after %016" PRIx64 "/%" PRIu64,
+		 ks.instance, since);
 	r = uae_monitor_replay(d->monitor, since);
 	if (r < 0)
 		return r;
@@ -488,15 +488,15 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	struct uaed_config cfg;
 
 	if (uaed_config_load(&cfg, d->config_path) < 0) {
-		sd_journal_print(LOG_ERR, "uaeventd: %s is bad; keeping the old configuration",
-				 d->config_path);
+		uaed_log(LOG_ERR, "uaeventd: %s is bad; keeping the old configuration",
+			 d->config_path);
 		return 0;
 	}
 	check_resize_command(&cfg);
 	d->cfg = cfg;
 	uaed_hooks_scan(d->hooks, &d->cfg);
 	apply_handoff(d);
-	sd_journal_print(LOG_INFO, "uaeventd: configuration reloaded");
+	uaed_log(LOG_INFO, "uaeventd: configuration reloaded");
 	return 0;
 }
 
@@ -597,8 +597,8 @@ int main(int argc, char **argv)
 		goto out;
 
 	apply_handoff(&d);
-	sd_journal_print(LOG_INFO, "uaeventd: listening for SCSI events%s",
-			 d.cfg.rescan ? "" : " (observe only: no rescans)");
+	uaed_log(LOG_INFO, "uaeventd: listening for SCSI events%s",
+		 d.cfg.rescan ? "" : " (observe only: no rescans)");
 	sd_notify(0, "READY=1\nSTATUS=Listening for SCSI events");
 	r = sd_event_loop(d.loop);
 	sd_notify(0, "STOPPING=1");
