@@ -51,7 +51,8 @@ int uae_nlerr_to_errno(int nlerr)
 }
 
 /*
- * Any local process, unprivileged too, may send a unicast message to our socket's port:
+ * A local process with CAP_NET_ADMIN may send a unicast message to our socket's port
+ * (without it, netlink_sendmsg() refuses: generic netlink does not allow NONROOT_SEND):
  * only the kernel's (source port 0, which no process can have) are read, replies and
  * the family's resolution included.
  */
