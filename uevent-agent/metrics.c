@@ -267,16 +267,26 @@ static void seed_last(struct uaed_metrics *m)
 	unsigned int read = 0;
 	char match[96];
 	sd_journal *j;
+	int r = 0;
 
 	if (sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY) < 0)
 		return;
-	for (size_t i = 0; i < sizeof(space_events) / sizeof(space_events[0]); i++) {
+	for (size_t i = 0; i < sizeof(space_events) / sizeof(space_events[0]) && r >= 0; i++) {
 		snprintf(match, sizeof(match), "UAEVENTS_EVENT=%s", space_events[i]);
-		sd_journal_add_match(j, match, 0);
+		r = sd_journal_add_match(j, match, 0);
 	}
-	sd_journal_add_match(j, "SYSLOG_IDENTIFIER=uaeventd", 0);
+	if (r >= 0)
+		r = sd_journal_add_match(j, "SYSLOG_IDENTIFIER=uaeventd", 0);
 	snprintf(match, sizeof(match), "_UID=%u", (unsigned int)getuid());
-	sd_journal_add_match(j, match, 0);
+	if (r >= 0)
+		r = sd_journal_add_match(j, match, 0);
+	/* Without every match, other users' entries would count: none is taken. */
+	if (r < 0) {
+		uaed_log_errno(LOG_WARNING, r, "uaeventd: cannot search the journal for earlier "
+			       "space events: %m");
+		sd_journal_close(j);
+		return;
+	}
 	SD_JOURNAL_FOREACH_BACKWARDS(j) {
 		char name[64], wwid[128];
 		uint64_t usec;

@@ -17,6 +17,7 @@
 #include <systemd/sd-journal.h>
 #include <time.h>
 
+#include "log.h"
 #include "state.h"
 
 int uaed_state_load(const char *path, struct uaed_state *st)
@@ -167,12 +168,14 @@ uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from)
 	uint64_t through = from;
 	sd_journal *j;
 	char match[64];
+	int r;
 
 	if (sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY) < 0)
 		return from;
 	snprintf(match, sizeof(match), "UAEVENTS_INSTANCE=%016" PRIx64, instance);
-	sd_journal_add_match(j, match, 0);
-	sd_journal_add_match(j, "SYSLOG_IDENTIFIER=uaeventd", 0);
+	r = sd_journal_add_match(j, match, 0);
+	if (r >= 0)
+		r = sd_journal_add_match(j, "SYSLOG_IDENTIFIER=uaeventd", 0);
 	/*
 	 * Any local user can log UAEVENTS_SEQ=<huge> under the public instance id; only
 	 * journald's own fields are trusted.  _UID comes from the socket's credentials, so it
@@ -180,7 +183,14 @@ uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from)
 	 * read from /proc and may be missing for those).
 	 */
 	snprintf(match, sizeof(match), "_UID=%u", (unsigned int)getuid());
-	sd_journal_add_match(j, match, 0);
+	if (r >= 0)
+		r = sd_journal_add_match(j, match, 0);
+	/* Without every match, other users' entries would count: nothing is taken as logged. */
+	if (r < 0) {
+		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot search the journal: %m");
+		sd_journal_close(j);
+		return from;
+	}
 	/*
 	 * Not the newest entry's number: an event that could not be logged (journald away)
 	 * leaves a hole below later ones, and the state stayed before it.  A gap entry covers
