@@ -543,8 +543,10 @@ static void uae_normalize_sense_hit(struct scsi_cmnd *cmd, unsigned long from)
 
 /*
  * An entry hook: @fn gets the probed function's first argument and where it returns
- * to (0 where that is unknown).  A hit while the same hook's handler runs in the same
- * context is skipped and counted in @missed.
+ * to (0 where that is unknown).  A hit that the kernel will not hand over is skipped
+ * and counted: for an ftrace op, one inside other ftrace callbacks already nested in
+ * the same context (the recursion guard is shared by every ftrace user); for a kprobe,
+ * one while any kprobe handler runs on the CPU.
  */
 struct uae_entry_hook {
 	void *addr;
@@ -595,8 +597,12 @@ static int uae_entry_hook_register(struct uae_entry_hook *hook)
 
 static void uae_entry_hook_unregister(struct uae_entry_hook *hook)
 {
-	/* Returns once no handler runs any more (the ops lives in a module). */
-	unregister_ftrace_function(&hook->ops);
+	/*
+	 * Returns once no handler runs any more (the ops lives in a module).  It fails only
+	 * when ftrace itself was shut down by an ftrace_bug(): say so, the call sites may
+	 * still lead here.
+	 */
+	WARN_ON(unregister_ftrace_function(&hook->ops));
 	ftrace_free_filter(&hook->ops);
 }
 
@@ -677,7 +683,8 @@ int uae_hooks_init(void)
 
 	ret = uae_entry_hook_register(&uae_check_sense_hook);
 	if (ret) {
-		pr_err("cannot hook scsi_check_sense: %d\n", ret);
+		pr_err("cannot hook scsi_check_sense: %d%s\n", ret,
+		       ret == -EBUSY ? " (kernel.ftrace_enabled is 0)" : "");
 		return ret;
 	}
 	/*
@@ -728,7 +735,7 @@ u64 uae_hooks_missed(void)
 	 * without its locks (they only grow).
 	 */
 	timeouts = data_race((u64)uae_timeout_probe.kp.nmissed + uae_timeout_probe.nmissed);
-	/* And hits skipped while a handler ran. */
+	/* And hits the kernel did not hand over (struct uae_entry_hook). */
 	return timeouts + uae_entry_hook_missed(&uae_check_sense_hook) +
 	       uae_entry_hook_missed(&uae_normalize_sense_hook) + atomic64_read(&uae_site_hidden);
 }

@@ -158,9 +158,9 @@ enum uaevents_attr {
 	UAEVENTS_ATTR_STAT_SGIO_LAST_SEQ,	/* u64 */
 	UAEVENTS_ATTR_DUMP_LOST,		/* u64 */
 	/*
-	 * Appended in 0.3.  GET_STATS: occurrences the hooks could not see because a
-	 * handler was skipped (no free kretprobe instance, a hook hit while its handler
-	 * ran in the same context); each may have been an event, so it counts as a loss.
+	 * Appended in 0.3.  GET_STATS: occurrences the hooks could not see because the
+	 * kernel skipped a handler (no free kretprobe instance, a hook hit inside another
+	 * tracer's or probe's handler); each may have been an event, so it counts as a loss.
 	 */
 	UAEVENTS_ATTR_STAT_PROBE_MISSED,	/* u64 */
 

@@ -3,7 +3,7 @@
 # the LU's identity, SG_IO apart, no event held up by a device's held state_mutex, no
 # noise, storm coalescing, a 10,000-event burst replayed from the history, permissions,
 # and hot-remove and reload cycles.
-# tap-plan: 85
+# tap-plan: 87
 . /bin/lib.sh
 
 UAE_PARAMS="history_size=16384"
@@ -13,6 +13,8 @@ tap_diag "kernel $(uname -r)"
 check "pipeline set up (history_size=16384)" setup_pipeline
 # Where ftrace passes arguments (x86's DYNAMIC_FTRACE_WITH_ARGS, on every test kernel), the
 # two hooks every failing command runs are ftrace ops of uaevents' own, not kprobes.
+# (enabled_functions names an op's callback while it is the function's only ftrace user,
+# as it is here.)
 ftrace_hooks() {
 	f=/sys/kernel/debug/tracing/enabled_functions
 	[ -r "$f" ] || { echo "no $f"; return 1; }
@@ -22,10 +24,15 @@ ftrace_hooks() {
 	done
 }
 check "scsi_check_sense and scsi_command_normalize_sense: ftrace ops of uaevents" ftrace_hooks
-# Switching ftrace off would silence them: refused while they are there.
+# Switching ftrace off would silence them: refused while they are there (and allowed once
+# uaevents.ko is gone: see the end).  Switched back on if it ever went through.
 ftrace_stays_on() {
-	! echo 0 2>/dev/null >/proc/sys/kernel/ftrace_enabled &&
-		[ "$(cat /proc/sys/kernel/ftrace_enabled)" = 1 ]
+	if echo 0 2>/dev/null >/proc/sys/kernel/ftrace_enabled; then
+		echo 1 >/proc/sys/kernel/ftrace_enabled
+		echo "kernel.ftrace_enabled=0 was accepted under the hooks" >"$SAW"
+		return 1
+	fi
+	[ "$(cat /proc/sys/kernel/ftrace_enabled)" = 1 ]
 }
 check "kernel.ftrace_enabled cannot be switched off under them" ftrace_stays_on
 SG=$(ls "/sys/block/$DISK/device/scsi_generic/")
@@ -411,7 +418,7 @@ sgio_turs() {
 	echo "sg_turs: $(tail -n 1 /tmp/sgio-turs.txt); $sgio_got events" >"$SAW"
 	check "$2 ($sgio_got)" [ "$sgio_got" = "$4" ]
 }
-if injection_or_skip 6 "pass-through failures without CHECK CONDITION, a failed cache flush"; then
+if injection_or_skip 7 "pass-through failures without CHECK CONDITION, a failed cache flush"; then
 	uaectl config --coalesce-ms 0
 	sgio_turs "2 1 0x00 0x0f 0 0 0 0 0" \
 		"200 pass-through commands failing with DID_TRANSPORT_FAILFAST: 200 sgio events" \
@@ -438,6 +445,7 @@ if injection_or_skip 6 "pass-through failures without CHECK CONDITION, a failed 
 	# layer reports only the fsync's request that waited for it, without a command.
 	# Every SYNCHRONIZE CACHE(10) fails with MEDIUM ERROR, WRITE ERROR, which the
 	# midlayer tries 6 times: one error event with the flush's own command and sense.
+	flush_from=$(($(stat_of last_seq) + 1))
 	echo "2 1 0x35 0 0 0x2 0x3 0x0c 0x00" >"$ERRFILE"
 	dd if=/dev/zero of="/dev/$DISK" bs=4096 count=1 conv=fsync 2>/tmp/flush-dd.txt
 	echo "- 0x35" >"$ERRFILE"
@@ -459,6 +467,16 @@ if injection_or_skip 6 "pass-through failures without CHECK CONDITION, a failed 
 	check "with its sense and status, request op flush and no LBA range" flush_events 1 \
 		'.event == "WRITE_ERROR" and .sense_key == 3 and .asc == 12 and .ascq == 0
 		 and .status == 2 and .req_op == "flush" and .lba == null and (.flags % 2) == 0'
+	# The fsync's own request, which waited for the flush, failed with it: no command.
+	waiter_failed() {
+		jq -e -s --argjson from "$flush_from" 'map(select(.seq >= $from and
+			.kind == "error" and .event == "REQUEST_FAILED" and .opcode == null and
+			.errno == 5)) | length >= 1' /tmp/monitor.json >/dev/null && return 0
+		jq -c -s --argjson from "$flush_from" 'map(select(.seq >= $from))' \
+			/tmp/monitor.json >"$SAW"
+		return 1
+	}
+	check "and the fsync that waited for it failed without a command, errno 5" waiter_failed
 	uaectl config --coalesce-ms 1000
 fi
 # The timeouts, the error handler and the storms above: none of the hooks' calls skipped.
@@ -825,6 +843,9 @@ check "$CYCLES cycles of rmmod/insmod scsi_debug just after events for its LU we
 	lld_cycles
 
 check "rmmod at the end" rmmod uaevents
+# What refused it was uaevents.ko's hooks: without them ftrace switches off, and on again.
+check "without uaevents.ko kernel.ftrace_enabled can be switched off and on" \
+	sh -c 'echo 0 >/proc/sys/kernel/ftrace_enabled && echo 1 >/proc/sys/kernel/ftrace_enabled'
 
 # ---- a failed init at each step unwinds every step before it ----
 # uae_faultinj.ko (tests/vm/faultinj/) makes one function fail while uaevents.ko
@@ -849,6 +870,11 @@ failed_init() {
 	rmmod uae_faultinj
 	# busybox insmod tries finit_module(), then init_module(): two failed inits each.
 	[ "$fired" -ge "$CYCLES" ] || { echo "$fn failed $fired times in $CYCLES loads"; return 1; }
+	# What can be seen of a hook left behind: a registered kprobe or ftrace op (a filter
+	# hash never registered leaks nothing that either shows).
+	for f in /sys/kernel/debug/kprobes/list /sys/kernel/debug/tracing/enabled_functions; do
+		[ -r "$f" ] || { echo "no $f"; return 1; }
+	done
 	if grep -E "scsi_check_sense|scsi_timeout|scsi_command_normalize_sense" \
 		/sys/kernel/debug/kprobes/list /sys/kernel/debug/tracing/enabled_functions; then
 		echo "probes or ftrace hooks left behind"
