@@ -159,6 +159,14 @@ void uaed_child_prepare(struct uaed_child *c)
 
 int uaed_child_enter(const struct uaed_child *c)
 {
+	sigset_t none;
+
+	/*
+	 * Not the daemon's blocked signals (sd-event reads them from a signalfd): a stop's
+	 * SIGTERM to the unit's cgroup ends its children at once, not after TimeoutStopSec.
+	 */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	setpgid(0, 0);
 	/* Not run outside of it: a timeout could not reach what it starts. */
 	return c->cgroup_fd >= 0 ? write_at(c->cgroup_fd, "cgroup.procs", "0") : 0;

@@ -25,7 +25,10 @@ bool uaed_children_use_cgroups(void);
 
 /* Before fork(): its cgroup, when there are cgroups. */
 void uaed_child_prepare(struct uaed_child *c);
-/* In the child, first thing: into its cgroup and its own process group; 0 or -errno. */
+/*
+ * In the child, first thing: no signal blocked (a stop ends it at once), into its cgroup
+ * and its own process group; 0 or -errno.
+ */
 int uaed_child_enter(const struct uaed_child *c);
 /* In the parent, after fork(). */
 void uaed_child_started(struct uaed_child *c, pid_t pid);

@@ -410,12 +410,9 @@ static void exec_hook(struct job *j, const struct uaed_child *proc, int out)
 {
 	char *argv[] = { j->name, NULL }, path[600];
 	struct stat checked;
-	sigset_t none;
 	int fd, r;
 
 	r = uaed_child_enter(proc);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 	dup2(out, STDOUT_FILENO);
 	dup2(out, STDERR_FILENO);
 	/* Nothing of the daemon's leaks in; the hook's own descriptor stays (a script's

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 27
+# tap-plan: 32
 # Sourced by run.sh.
 # stale_luns = remove, from the installed unit: a LUN the target no longer reports is
 # removed only when nothing uses it, in any way an administrator's host may use it (swap,
@@ -119,11 +119,12 @@ echo 1 >"$SDEBUG/max_luns"
 dd if="/dev/$DISK" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null
 check "the unused LUN 8 is removed" wait_for 90 stale_entry 8 '.UAEVENTS_STALE == "removed"'
 check "and gone from sysfs" wait_for 10 sh -c "! test -e /sys/class/scsi_device/$T:8"
-# stale_wait LUN: uaeventd said it looks at LUN again, since the cursor.
+# stale_wait LUN [PID]: uaeventd said it looks at LUN again, open in process PID
+# ($brief_pid), since the cursor.
 stale_wait() {
 	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
 		UAEVENTS_ACTION=stale-wait "UAEVENTS_HCTL=$T:$1" >"$SAW"
-	jq -n -e "any(inputs; .UAEVENTS_REASON | test(\"open in process $brief_pid \"))" \
+	jq -n -e "any(inputs; .UAEVENTS_REASON | test(\"open in process ${2:-$brief_pid} \"))" \
 		"$SAW" >/dev/null
 }
 check "LUN 9, open in a process for now, is not removed yet and looked at again" \
@@ -150,6 +151,36 @@ check "the btrfs still reads back" \
 	sh -c "grep -q data /mnt/btrfs/file || { dmesg | tail -n 25 >'$SAW'; false; }"
 check "uaeventd wrote no error" \
 	no_daemon_error "$cursor"
+
+# ---- a stop while a stale LUN waits to be looked at again: at once ----
+# The stale check's child sleeps between its looks at a LUN open for now (up to 15 s).  A
+# stop's SIGTERM to the unit's processes ends it at once: it no longer keeps the daemon's
+# blocked signals, for which systemd waited until the child was done.
+sleep 3	# past the debounce window of the last scan
+echo 10 >"$SDEBUG/max_luns"
+touch_disk "$DISK"
+check "LUNs 8 and 9 are back after a scan" wait_for 90 lus_present 8 9
+udevadm settle
+D8=$(lu_disk 8)
+sleep 900 3<"/dev/$D8" &
+long_pid=$!
+check "LUN 8 open in process $long_pid" wait_for 30 holds "$long_pid" "$D8"
+cursor=$(journal_cursor)
+sleep 3
+echo 1 >"$SDEBUG/max_luns"
+dd if="/dev/$DISK" of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null
+check "LUN 8, open, is to be looked at again" wait_for 60 stale_wait 8 "$long_pid"
+stop_at_once() {
+	t0=$(date +%s%N)
+	systemctl stop uaeventd
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "systemctl stop took $ms ms; left: $(pgrep -a -x uaeventd)" >"$SAW"
+	[ "$ms" -lt 5000 ] && ! pgrep -x uaeventd >/dev/null
+}
+check "systemctl stop meanwhile ends within 5 s, the waiting child too" stop_at_once
+kill "$long_pid"
+systemctl start uaeventd
+check "uaeventd starts again" wait_for 60 systemctl is-active --quiet uaeventd
 
 kill "$ns_pid" "$nobody_pid" "$sg_pid" 2>/dev/null
 swapoff "/dev/${D2}2"
