@@ -161,17 +161,19 @@ static int by_first(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from)
+/*
+ * The journal, at the entries uaeventd logged of the events of module instance
+ * @instance; 0, or -errno (said) when it cannot be searched.
+ */
+static int open_own_entries(sd_journal **ret, uint64_t instance)
 {
-	struct range *ranges = NULL;
-	size_t n = 0, cap = 0;
-	uint64_t through = from;
 	sd_journal *j;
 	char match[64];
 	int r;
 
-	if (sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY) < 0)
-		return from;
+	r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+	if (r < 0)
+		return r;
 	snprintf(match, sizeof(match), "UAEVENTS_INSTANCE=%016" PRIx64, instance);
 	r = sd_journal_add_match(j, match, 0);
 	if (r >= 0)
@@ -185,12 +187,51 @@ uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from)
 	snprintf(match, sizeof(match), "_UID=%u", (unsigned int)getuid());
 	if (r >= 0)
 		r = sd_journal_add_match(j, match, 0);
-	/* Without every match, other users' entries would count: nothing is taken as logged. */
+	/* Without every match, other users' entries would count: none is used. */
 	if (r < 0) {
 		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot search the journal: %m");
 		sd_journal_close(j);
-		return from;
+		return r;
 	}
+	*ret = j;
+	return 0;
+}
+
+/* Entries read back for it: an action's entry may name an earlier event than the last. */
+#define NEWEST_WALK 10000
+
+uint64_t uaed_journal_newest_logged(uint64_t instance)
+{
+	unsigned int read = 0;
+	uint64_t newest = 0;
+	sd_journal *j;
+
+	if (open_own_entries(&j, instance) < 0)
+		return 0;
+	SD_JOURNAL_FOREACH_BACKWARDS(j) {
+		uint64_t seq, gap = 0;
+
+		if (++read > NEWEST_WALK)
+			break;
+		if (!field_u64(j, "UAEVENTS_SEQ", &seq))
+			continue;
+		field_u64(j, "UAEVENTS_GAP", &gap);
+		if (seq + (gap ? gap : 1) - 1 > newest)
+			newest = seq + (gap ? gap : 1) - 1;
+	}
+	sd_journal_close(j);
+	return newest;
+}
+
+uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from)
+{
+	struct range *ranges = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t through = from;
+	sd_journal *j;
+
+	if (open_own_entries(&j, instance) < 0)
+		return from;
 	/*
 	 * Not the newest entry's number: an event that could not be logged (journald away)
 	 * leaves a hole below later ones, and the state stayed before it.  A gap entry covers

@@ -363,11 +363,24 @@ static int start_monitor(struct daemon *d)
 	r = uae_kernel_stats(&ks);
 	if (r < 0)
 		return r;
-	if (uaed_state_load(d->cfg.state_file, &st) < 0) {
+	r = uaed_state_load(d->cfg.state_file, &st);
+	if (r == -ENOENT) {
 		uaed_log(LOG_INFO, "uaeventd: no state yet; logging events from now on");
 		return sd_event_add_io(d->loop, &d->monitor_source, uae_monitor_get_fd(d->monitor),
 				       EPOLLIN,
 				       on_monitor, d);
+	}
+	/*
+	 * Unreadable or corrupt: taken for a first start, it would skip what happened while
+	 * uaeventd was down.  Where it was is where its newest journal entry is: the
+	 * events after it are replayed.
+	 */
+	if (r < 0) {
+		st.instance = ks.instance;
+		st.seq = uaed_journal_newest_logged(ks.instance);
+		uaed_log_errno(LOG_WARNING, r, "uaeventd: its state file %s cannot be read (%m); "
+			       "logging from event %" PRIu64 " on, after its newest journal "
+			       "entry", d->cfg.state_file, st.seq + 1);
 	}
 	/*
 	 * Another instance: the module was reloaded (or the host rebooted) since uaeventd

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 22
+# tap-plan: 24
 # Sourced by run.sh.
 # uaeventd's memory across restarts, under its own unit: without its state directory it
 # fails once and says why; journald's rate limit cannot drop what the state file records
@@ -156,4 +156,19 @@ check "user 1000 logged an entry claiming event $skip, raised while uaeventd was
 systemctl start uaeventd
 check "event $skip is logged at start all the same (the forged entry is not uaeventd's)" \
 	wait_for 30 logged_once "$skip" "$skip" ua
+# ---- a corrupt state file: not taken for a first start ----
+# Where uaeventd was is where its newest journal entry is: what came after is logged,
+# nothing before it again.
+systemctl stop uaeventd
+lost=$(($(last_seq) + 1))
+uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
+echo "not a state" >/var/lib/uaevents/state
+cursor=$(journal_cursor)
+systemctl start uaeventd
+check "with its state file corrupt it starts, and says so" wait_for 30 sh -c \
+	"journalctl --cursor '$cursor' _SYSTEMD_UNIT=uaeventd.service -p warning -o cat |
+		grep -q 'state file .* cannot be read'"
+lost_and_skip_once() { logged_once "$lost" "$lost" ua && logged_once "$skip" "$skip" ua; }
+check "event $lost, raised while it was down, is logged, and event $skip before it only once" \
+	wait_for 30 lost_and_skip_once
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
