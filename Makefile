@@ -77,7 +77,8 @@ GUEST_KERNELS ?= 6.12
 GUEST_SETS ?= a b
 GUEST_SCRIPTS_a ?= journal.sh running.sh rescan.sh removal.sh multipath.sh sandbox.sh stale.sh \
 	state.sh reconcile.sh
-# upgrade.sh installs the same tree built as a newer version over them.
+# upgrade.sh installs the same tree built as a newer version over them; purge.sh removes
+# the package, so it comes last.
 GUEST_SCRIPTS_b ?= empty-target.sh floods.sh reuse.sh reload.sh upgrade.sh lio.sh metrics.sh python.sh \
 	purge.sh
 # Seconds before one busybox VM or one systemd guest is stopped: a hang ends as a failure

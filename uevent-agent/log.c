@@ -48,16 +48,19 @@ static int log_errno_v(int priority, int err, bool at_start, const char *fmt, va
 	return -err;
 }
 
-void uaed_log(int priority, const char *fmt, ...)
+void uaed_log_at(const char *file, int line, const char *func, int priority, const char *fmt,
+		 ...)
 {
-	char buf[LINE_MAX];
+	char buf[LINE_MAX], code_file[256], code_line[32];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", priority, "SYSLOG_IDENTIFIER=uaeventd",
-			NULL);
+	snprintf(code_file, sizeof(code_file), "CODE_FILE=%s", file);
+	snprintf(code_line, sizeof(code_line), "CODE_LINE=%d", line);
+	sd_journal_send_with_location(code_file, code_line, func, "MESSAGE=%s", buf,
+				      "PRIORITY=%i", priority, "SYSLOG_IDENTIFIER=uaeventd", NULL);
 }
 
 int uaed_log_errno(int priority, int err, const char *fmt, ...)

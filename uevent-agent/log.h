@@ -12,8 +12,13 @@
 
 #include <syslog.h>
 
-/* An entry of uaeventd's (SYSLOG_IDENTIFIER=uaeventd); %m in @fmt is errno's text. */
-void uaed_log(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * An entry of uaeventd's (SYSLOG_IDENTIFIER=uaeventd), with the caller's CODE_FILE,
+ * CODE_LINE and CODE_FUNC as sd_journal_print() gives them; %m in @fmt is errno's text.
+ */
+#define uaed_log(priority, ...) uaed_log_at(__FILE__, __LINE__, __func__, priority, __VA_ARGS__)
+void uaed_log_at(const char *file, int line, const char *func, int priority, const char *fmt,
+		 ...) __attribute__((format(printf, 5, 6)));
 
 /* Returns -|@err|. */
 int uaed_log_errno(int priority, int err, const char *fmt, ...)

@@ -551,8 +551,9 @@ static int report_luns(const struct uaed_lun *via, uint64_t **out)
 		if (r < 0)
 			break;
 		resid = get_scsi_pt_resid(pt);
-		r = uaed_report_luns_count(resp, alloc,
-					   resid > 0 && (uint32_t)resid <= alloc ? alloc - resid : alloc);
+		/* A residual beyond what was asked for: nothing of it is trusted. */
+		r = uaed_report_luns_count(resp, alloc, resid <= 0 ? alloc :
+					   (uint32_t)resid <= alloc ? alloc - resid : 0);
 		/* Longer than asked for: ask again for all of it. */
 		if (r == -EAGAIN) {
 			alloc = sg_get_unaligned_be32(resp) + 8;

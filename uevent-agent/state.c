@@ -173,7 +173,7 @@ static int open_own_entries(sd_journal **ret, uint64_t instance)
 
 	r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
 	if (r < 0)
-		return r;
+		return uaed_log_errno(LOG_ERR, r, "uaeventd: cannot open the journal: %m");
 	snprintf(match, sizeof(match), "UAEVENTS_INSTANCE=%016" PRIx64, instance);
 	r = sd_journal_add_match(j, match, 0);
 	if (r >= 0)
@@ -200,14 +200,16 @@ static int open_own_entries(sd_journal **ret, uint64_t instance)
 /* Entries read back for it: an action's entry may name an earlier event than the last. */
 #define NEWEST_WALK 10000
 
-uint64_t uaed_journal_newest_logged(uint64_t instance)
+int uaed_journal_newest_logged(uint64_t instance, uint64_t *newest_ret)
 {
 	unsigned int read = 0;
 	uint64_t newest = 0;
 	sd_journal *j;
+	int r;
 
-	if (open_own_entries(&j, instance) < 0)
-		return 0;
+	r = open_own_entries(&j, instance);
+	if (r < 0)
+		return r;
 	SD_JOURNAL_FOREACH_BACKWARDS(j) {
 		uint64_t seq, gap = 0;
 
@@ -220,7 +222,10 @@ uint64_t uaed_journal_newest_logged(uint64_t instance)
 			newest = seq + (gap ? gap : 1) - 1;
 	}
 	sd_journal_close(j);
-	return newest;
+	if (!newest)
+		return -ENODATA;
+	*newest_ret = newest;
+	return 0;
 }
 
 uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from)

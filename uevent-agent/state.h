@@ -40,10 +40,10 @@ int uaed_journal_sync(uint64_t timeout_usec);
 uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from);
 /*
  * The last event of module instance @instance that uaeventd's newest journal entries
- * (10,000 at most) cover, 0 without one: where a state file that cannot be read would
- * have been.
+ * (10,000 at most) cover: where a state file that cannot be read would have been.  0, or
+ * -ENODATA without such an entry, or -errno (said) when the journal cannot be searched.
  */
-uint64_t uaed_journal_newest_logged(uint64_t instance);
+int uaed_journal_newest_logged(uint64_t instance, uint64_t *newest);
 /* The value of @field in @j's current entry, into @buf: false if none, or if it does not fit. */
 bool uaed_journal_field(sd_journal *j, const char *field, char *buf, size_t size);
 

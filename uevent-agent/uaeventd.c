@@ -372,15 +372,29 @@ static int start_monitor(struct daemon *d)
 	}
 	/*
 	 * Unreadable or corrupt: taken for a first start, it would skip what happened while
-	 * uaeventd was down.  Where it was is where its newest journal entry is: the
-	 * events after it are replayed.
+	 * uaeventd was down.  Where it was is where its newest journal entries are (once
+	 * journald has stored what a killed predecessor sent): the events after them are
+	 * replayed, not the holes below them.  Without such an entry, from now on: a replay
+	 * of the whole history would act on every event again.  The state is written anew.
 	 */
 	if (r < 0) {
+		int bad = r;
+
+		uaed_journal_sync(10 * 1000000ULL);
 		st.instance = ks.instance;
-		st.seq = uaed_journal_newest_logged(ks.instance);
-		uaed_log_errno(LOG_WARNING, r, "uaeventd: its state file %s cannot be read (%m); "
-			       "logging from event %" PRIu64 " on, after its newest journal "
-			       "entry", d->cfg.state_file, st.seq + 1);
+		r = uaed_journal_newest_logged(ks.instance, &st.seq);
+		if (r < 0) {
+			st.seq = ks.last_seq;
+			uaed_log_errno(LOG_WARNING, bad, "uaeventd: its state file %s cannot be "
+				       "read (%m), and the journal has no entry of its for the "
+				       "module's events: logging events from now on",
+				       d->cfg.state_file);
+		} else {
+			uaed_log_errno(LOG_WARNING, bad, "uaeventd: its state file %s cannot be "
+				       "read (%m); logging from event %" PRIu64 " on, after its "
+				       "newest journal entries", d->cfg.state_file, st.seq + 1);
+		}
+		d->state_dirty = true;
 	}
 	/*
 	 * Another instance: the module was reloaded (or the host rebooted) since uaeventd

@@ -144,6 +144,8 @@ def test_block_error_has_lba_and_sectors():
     scsi_debug's medium error range (opts=2, sectors 4660 to 4669 by default)."""
     opts = "/sys/bus/pseudo/drivers/scsi_debug/opts"
     dev = os.listdir(f"{SYSFS}/block")[0]
+    with open(opts) as f:
+        before = f.read().strip()
     with uaevents.Monitor(hctl=HCTL, event="UNRECOVERED_READ_ERROR") as m:
         with open(opts, "w") as f:
             f.write("2")
@@ -152,7 +154,7 @@ def test_block_error_has_lba_and_sectors():
                             "count=1", "iflag=direct"], capture_output=True, check=False)
         finally:
             with open(opts, "w") as f:
-                f.write("0")
+                f.write(before)
         ev = first(m)
     assert ev.kind is uaevents.Kind.ERROR
     assert (ev.lba, ev.sectors, ev.req_op) == (4660, 1, "read")
