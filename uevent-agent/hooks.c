@@ -31,6 +31,7 @@
 #include "children.h"
 #include "hooks.h"
 #include "log.h"
+#include "owed.h"
 #include "sysfs.h"
 #include "trust.h"
 
@@ -48,9 +49,11 @@ struct job {
 };
 
 struct running {
+	struct running *next;		/* in uaed_hooks.runs, oldest first */
 	struct uaed_hooks *h;
 	struct uaed_child proc;		/* the hook and all it starts */
 	char name[256];
+	char *envp[ENV_VARS + 1];	/* what it runs with: owed until it exits */
 	/* Its standard output and error, a pipe read here and logged line by line. */
 	int out_fd;
 	sd_event_source *output;
@@ -71,7 +74,9 @@ struct uaed_hooks {
 	unsigned int timeout_s, max_running, running;
 	char mail_to[256];
 	struct job *queue, *queue_tail;
+	struct running *runs;
 	unsigned int queued;
+	uint64_t changes;	/* what uaed_hooks_owed() gives may have changed */
 	uint64_t dropped;		/* runs not made since the queue last filled up */
 	uint64_t dropped_total;
 };
@@ -358,6 +363,13 @@ static int on_output(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	return 0;
 }
 
+static void free_running(struct running *run)
+{
+	for (int i = 0; run->envp[i]; i++)
+		free(run->envp[i]);
+	free(run);
+}
+
 static void finish(struct running *run)
 {
 	struct uaed_hooks *h = run->h;
@@ -367,8 +379,14 @@ static void finish(struct running *run)
 	close_output(run);
 	sd_event_source_disable_unref(run->child);
 	sd_event_source_disable_unref(run->timer);
-	free(run);
+	for (struct running **pp = &h->runs; *pp; pp = &(*pp)->next)
+		if (*pp == run) {
+			*pp = run->next;
+			break;
+		}
+	free_running(run);
 	h->running--;
+	h->changes++;
 	start_next(h);
 }
 
@@ -496,7 +514,27 @@ static void spawn(struct uaed_hooks *h, struct job *j)
 			       j->name);
 		uaed_child_kill(&run->proc);
 	}
+	/* Owed until it exits: a stop kills it, and the next start runs it again. */
+	memcpy(run->envp, j->envp, sizeof(run->envp));
+	memset(j->envp, 0, sizeof(j->envp));
+	for (struct running **pp = &h->runs;; pp = &(*pp)->next)
+		if (!*pp) {
+			*pp = run;
+			break;
+		}
 	h->running++;
+}
+
+static void enqueue(struct uaed_hooks *h, struct job *j)
+{
+	snprintf(j->dir, sizeof(j->dir), "%s", h->dir);
+	if (h->queue_tail)
+		h->queue_tail->next = j;
+	else
+		h->queue = j;
+	h->queue_tail = j;
+	h->queued++;
+	h->changes++;
 }
 
 static void start_next(struct uaed_hooks *h)
@@ -508,6 +546,7 @@ static void start_next(struct uaed_hooks *h)
 		if (!h->queue)
 			h->queue_tail = NULL;
 		h->queued--;
+		h->changes++;
 		spawn(h, j);
 		free_job(j);
 	}
@@ -565,15 +604,71 @@ void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 			continue;
 		}
 		snprintf(j->name, sizeof(j->name), "%s", h->hooks[i].name);
-		snprintf(j->dir, sizeof(j->dir), "%s", h->dir);
-		if (h->queue_tail)
-			h->queue_tail->next = j;
-		else
-			h->queue = j;
-		h->queue_tail = j;
-		h->queued++;
+		enqueue(h, j);
 	}
 	start_next(h);
+}
+
+uint64_t uaed_hooks_changes(const struct uaed_hooks *h)
+{
+	return h->changes;
+}
+
+static int owe(struct json_object *owed, const char *name, char *const *envp)
+{
+	struct json_object *o = uaed_owed_hook(name, envp);
+
+	if (!o || json_object_array_add(owed, o) < 0) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int uaed_hooks_owed(const struct uaed_hooks *h, struct json_object *owed)
+{
+	int r = 0;
+
+	/* In the order they were due: those running first, then the queue. */
+	for (const struct running *run = h->runs; run && r == 0; run = run->next)
+		r = owe(owed, run->name, run->envp);
+	for (const struct job *j = h->queue; j && r == 0; j = j->next)
+		r = owe(owed, j->name, j->envp);
+	return r;
+}
+
+int uaed_hooks_resume(struct uaed_hooks *h, struct json_object *owed, char *what, size_t size)
+{
+	struct job *j = calloc(1, sizeof(*j));
+	const char *name;
+	int r;
+
+	if (!j)
+		return -ENOMEM;
+	j->fd = -1;
+	r = uaed_owed_hook_parse(owed, &name, j->envp, ENV_VARS);
+	if (r < 0) {
+		free_job(j);
+		return r;
+	}
+	snprintf(what, size, "hook %s", name);
+	r = -ENOENT;
+	for (unsigned int i = 0; i < h->n; i++)
+		if (!strcmp(h->hooks[i].name, name)) {
+			j->fd = fcntl(h->hooks[i].fd, F_DUPFD_CLOEXEC, 3);
+			r = j->fd < 0 ? -errno : 0;
+			break;
+		}
+	if (r == 0 && h->queued >= MAX_QUEUE)
+		r = -ENOBUFS;
+	if (r < 0) {
+		free_job(j);
+		return r;
+	}
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	enqueue(h, j);
+	start_next(h);
+	return 0;
 }
 
 void uaed_hooks_get_stats(const struct uaed_hooks *h, struct uaed_hooks_stats *st)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <json-c/json.h>
 #include <systemd/sd-event.h>
 
 #include "config.h"
@@ -26,6 +27,21 @@ void uaed_hooks_free(struct uaed_hooks *h);
 void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg);
 /* Start (or queue, past max_concurrent) every hook that wants @e. */
 void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *e);
+
+/*
+ * The runs events asked for that have not ended (queued or running), appended to @owed
+ * as owed work (owed.h): 0 or -ENOMEM.  A run is done when its hook exits, whatever its
+ * status, or is killed by its timeout.
+ */
+int uaed_hooks_owed(const struct uaed_hooks *h, struct json_object *owed);
+/* Changes whenever what uaed_hooks_owed() gives may have: the state is written then. */
+uint64_t uaed_hooks_changes(const struct uaed_hooks *h);
+/*
+ * Queue a run a previous run owed, with the environment it had, by the hook's name in the
+ * folder as read now; "hook NAME" into @what (for the journal).  0; -EINVAL when @owed is
+ * not a hook run; -ENOENT when no such hook is there now; -ENOBUFS when the queue is full.
+ */
+int uaed_hooks_resume(struct uaed_hooks *h, struct json_object *owed, char *what, size_t size);
 
 struct uaed_hooks_stats {
 	unsigned int running, queued;

@@ -25,6 +25,7 @@
 #include "identity.h"
 #include "log.h"
 #include "metrics.h"
+#include "owed.h"
 #include "paths.h"
 #include "removals.h"
 #include "rescan.h"
@@ -94,6 +95,7 @@ struct uaed_rescan {
 	struct pending *run[MAX_RUNNING];	/* the jobs running now */
 	unsigned int n_running;
 	unsigned long long n_due;
+	uint64_t changes;	/* what uaed_rescan_owed() gives may have changed */
 };
 
 static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata);
@@ -548,6 +550,7 @@ static int on_cooled(sd_event_source *s, uint64_t usec, void *userdata)
 
 	p->timer = sd_event_source_disable_unref(p->timer);
 	p->cooling = false;
+	p->r->changes++;
 	if (p->again) {
 		/* Reports came while it ran or cooled: look once more. */
 		p->again = false;
@@ -564,6 +567,7 @@ static void cool(struct pending *p)
 	int r;
 
 	p->cooling = true;
+	p->r->changes++;
 	r = sd_event_add_time_relative(p->r->loop, &p->timer, CLOCK_MONOTONIC,
 				       (uint64_t)p->r->cfg->debounce_ms * 1000, 0, on_cooled, p);
 	if (r < 0) {
@@ -652,6 +656,7 @@ static void retry(struct pending *p, const char *what, int err)
 				       on_timer, p) < 0) {
 		uaed_log(LOG_ERR, "uaeventd: %s dropped: no timer either", p->key);
 		p->used = false;
+		p->r->changes++;
 	}
 }
 
@@ -753,6 +758,7 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 		if (action == EMPTY_TARGET)
 			return;
 		p->reports++;
+		r->changes++;
 		if (p->action == EMPTY_TARGET)
 			p->action = SCAN_TARGET;
 		/* A state read before this report may be older than it: read once more. */
@@ -777,6 +783,7 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 	memset(p, 0, sizeof(*p));
 	p->r = r;
 	p->used = true;
+	r->changes++;
 	p->action = action;
 	p->reports = action == EMPTY_TARGET ? 0 : 1;
 	p->e = *e;
@@ -994,35 +1001,122 @@ static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* A job's key, one per target or LU: the reports it answers fold into one job. */
+static void key_of(enum action action, const struct uaed_event *e, char *key, size_t size)
+{
+	switch (action) {
+	case ALUA_STATE:
+		snprintf(key, size, "alua %s", e->wwid);
+		break;
+	case SCAN_TARGET:
+	case EMPTY_TARGET:
+		snprintf(key, size, "scan %u:%u:%u", e->host, e->channel, e->target);
+		break;
+	case RESCAN_WWID:
+		snprintf(key, size, "wwid %s", e->wwid);
+		break;
+	case RESCAN_DEVICE:
+		snprintf(key, size, "dev %s", e->hctl);
+		break;
+	case RECONCILE:
+		snprintf(key, size, "reconcile");
+		break;
+	}
+}
+
+/* Rescans of what the configuration allows now: an owed job too, after a restart. */
+static bool allowed(const struct uaed_rescan *r, enum action action, const struct uaed_event *e)
+{
+	return action == ALUA_STATE ||
+	       (r->cfg->rescan && uaed_config_allows(r->cfg, e->host, e->channel, e->target));
+}
+
 void uaed_rescan_event(struct uaed_rescan *r, const struct uaed_event *e)
 {
+	enum action action;
 	char key[160];
 
 	if (strcmp(e->kind, "ua"))
 		return;
 	/* A report, not a rescan: also where rescans are off or not allowed. */
-	if (!strcmp(e->name, "ASYMMETRIC_ACCESS_STATE_CHANGED") && e->wwid[0]) {
-		snprintf(key, sizeof(key), "alua %s", e->wwid);
-		request(r, ALUA_STATE, key, e);
+	if (!strcmp(e->name, "ASYMMETRIC_ACCESS_STATE_CHANGED"))
+		action = ALUA_STATE;
+	else if (!strcmp(e->name, "REPORTED_LUNS_DATA_HAS_CHANGED"))
+		action = SCAN_TARGET;
+	else if (!strcmp(e->name, "CAPACITY_DATA_HAS_CHANGED"))
+		action = RESCAN_WWID;
+	else if (!strcmp(e->name, "INQUIRY_DATA_HAS_CHANGED") ||
+		 !strcmp(e->name, "DEVICE_IDENTIFIER_CHANGED"))
+		action = RESCAN_DEVICE;
+	else
 		return;
-	}
-	if (!r->cfg->rescan || !uaed_config_allows(r->cfg, e->host, e->channel, e->target)) {
-		if (!strcmp(e->name, "REPORTED_LUNS_DATA_HAS_CHANGED") ||
-		    !strcmp(e->name, "CAPACITY_DATA_HAS_CHANGED"))
+	if (!allowed(r, action, e)) {
+		if (action == SCAN_TARGET || action == RESCAN_WWID)
 			sd_journal_send("MESSAGE=%s on %s: observe only, no rescan", e->name,
 					e->hctl, "PRIORITY=%d", LOG_INFO,
 					"SYSLOG_IDENTIFIER=uaeventd", NULL);
 		return;
 	}
-	if (!strcmp(e->name, "REPORTED_LUNS_DATA_HAS_CHANGED")) {
-		snprintf(key, sizeof(key), "scan %u:%u:%u", e->host, e->channel, e->target);
-		request(r, SCAN_TARGET, key, e);
-	} else if (!strcmp(e->name, "CAPACITY_DATA_HAS_CHANGED") && e->wwid[0]) {
-		snprintf(key, sizeof(key), "wwid %s", e->wwid);
-		request(r, RESCAN_WWID, key, e);
-	} else if (!strcmp(e->name, "INQUIRY_DATA_HAS_CHANGED") ||
-		   !strcmp(e->name, "DEVICE_IDENTIFIER_CHANGED")) {
-		snprintf(key, sizeof(key), "dev %s", e->hctl);
-		request(r, RESCAN_DEVICE, key, e);
+	/* Both find the LU's paths by its WWID. */
+	if ((action == ALUA_STATE || action == RESCAN_WWID) && !e->wwid[0])
+		return;
+	key_of(action, e, key, sizeof(key));
+	request(r, action, key, e);
+}
+
+/*
+ * Work an event asked for and not done yet: due, waiting, running, or owed a second look
+ * (reports came while it ran).  The reconciler's own rounds and probes are not owed: it
+ * makes them again.  A job that failed or timed out is done (its failure was logged).
+ */
+static bool owed(const struct pending *p)
+{
+	return p->used && p->action != RECONCILE && p->action != EMPTY_TARGET &&
+	       (!p->cooling || p->again);
+}
+
+uint64_t uaed_rescan_changes(const struct uaed_rescan *r)
+{
+	return r->changes;
+}
+
+int uaed_rescan_owed(const struct uaed_rescan *r, struct json_object *owed_work)
+{
+	for (unsigned int i = 0; i < r->n_slot; i++) {
+		struct json_object *o;
+
+		if (!owed(r->slot[i]))
+			continue;
+		o = uaed_owed_job(job_names[r->slot[i]->action], &r->slot[i]->e);
+		if (!o || json_object_array_add(owed_work, o) < 0) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
 	}
+	return 0;
+}
+
+int uaed_rescan_resume(struct uaed_rescan *r, struct json_object *o, char *what, size_t size)
+{
+	struct uaed_event e;
+	const char *job;
+	char key[160];
+	int action;
+
+	if (uaed_owed_job_parse(o, &job, &e) < 0)
+		return -EINVAL;
+	for (action = 0; action < (int)(sizeof(job_names) / sizeof(job_names[0])); action++)
+		if (!strcmp(job, job_names[action]))
+			break;
+	if (action != SCAN_TARGET && action != RESCAN_WWID && action != RESCAN_DEVICE &&
+	    action != ALUA_STATE)
+		return -EINVAL;
+	if ((action == ALUA_STATE || action == RESCAN_WWID) && !e.wwid[0])
+		return -EINVAL;
+	key_of(action, &e, key, sizeof(key));
+	snprintf(what, size, "%s", key);
+	if (!allowed(r, action, &e))
+		return -EPERM;
+	request(r, action, key, &e);
+	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef UAED_RESCAN_H
 #define UAED_RESCAN_H
 
+#include <json-c/json.h>
 #include <systemd/sd-event.h>
 
 #include "config.h"
@@ -21,5 +22,20 @@ void uaed_rescan_event(struct uaed_rescan *r, const struct uaed_event *e);
 /* Each job's end is counted there (metrics.h); NULL: not counted. */
 struct uaed_metrics;
 void uaed_rescan_set_metrics(struct uaed_rescan *r, struct uaed_metrics *m);
+
+/*
+ * The jobs events asked for that are not done yet (due, waiting or running), appended to
+ * @owed as owed work (owed.h): 0 or -ENOMEM.
+ */
+int uaed_rescan_owed(const struct uaed_rescan *r, struct json_object *owed);
+/* Changes whenever what uaed_rescan_owed() gives may have: the state is written then. */
+uint64_t uaed_rescan_changes(const struct uaed_rescan *r);
+/*
+ * Take up a job a previous run owed, as a new report of its event; its key into @what
+ * (for the journal).  0; -EINVAL when @owed is not such a job; -EPERM when the
+ * configuration no longer allows it (rescans off, or its target not in the allow-list).
+ */
+int uaed_rescan_resume(struct uaed_rescan *r, struct json_object *owed, char *what,
+		       size_t size);
 
 #endif /* UAED_RESCAN_H */

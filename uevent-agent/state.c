@@ -32,6 +32,40 @@ int uaed_state_load(const char *path, struct uaed_state *st)
 	return n == 2 ? 0 : -EBADMSG;
 }
 
+int uaed_state_load_owed(const char *path, struct json_object **owed)
+{
+	FILE *f = fopen(path, "re");
+	size_t size = 0;
+	char *line = NULL;
+	int bad = 0;
+
+	*owed = NULL;
+	if (!f)
+		return -errno;
+	/* The first line is the state's; a line cut short by a full disk does not parse. */
+	for (bool first = true; getline(&line, &size, f) > 0; first = false) {
+		struct json_object *o;
+
+		if (first)
+			continue;
+		o = json_tokener_parse(line);
+		if (!o || !json_object_is_type(o, json_type_object)) {
+			json_object_put(o);
+			bad++;
+			continue;
+		}
+		if (!*owed)
+			*owed = json_object_new_array();
+		if (!*owed || json_object_array_add(*owed, o) < 0) {
+			json_object_put(o);
+			bad++;
+		}
+	}
+	free(line);
+	fclose(f);
+	return bad;
+}
+
 int uaed_state_check(const char *path)
 {
 	char tmp[512], dir[512];
@@ -48,7 +82,24 @@ int uaed_state_check(const char *path)
 	return unlink(tmp) < 0 ? -errno : 0;
 }
 
-int uaed_state_save(const char *path, const struct uaed_state *st)
+/* Each piece of owed work on a line of its own: JSON's plain form has no newline. */
+static int write_owed(int fd, struct json_object *owed)
+{
+	size_t n = owed ? json_object_array_length(owed) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_object_to_json_string_ext(json_object_array_get_idx(owed, i),
+							      JSON_C_TO_STRING_PLAIN);
+
+		if (!s)
+			return -ENOMEM;
+		if (dprintf(fd, "%s\n", s) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int uaed_state_save(const char *path, const struct uaed_state *st, struct json_object *owed)
 {
 	char tmp[512], dir[512];
 	int fd, r = 0;
@@ -59,8 +110,11 @@ int uaed_state_save(const char *path, const struct uaed_state *st)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	if (dprintf(fd, "%016" PRIx64 " %" PRIu64 "\n", st->instance, st->seq) < 0 ||
-	    fsync(fd) < 0)
+	if (dprintf(fd, "%016" PRIx64 " %" PRIu64 "\n", st->instance, st->seq) < 0)
+		r = -errno;
+	if (r == 0)
+		r = write_owed(fd, owed);
+	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	close(fd);
 	if (r == 0 && rename(tmp, path) < 0)

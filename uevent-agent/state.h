@@ -3,6 +3,12 @@
  * uaeventd's memory across restarts: the last event logged, as instance id and sequence
  * number, kept in a state file written atomically, and checked against the journal itself
  * (which may hold an entry the state file missed when the daemon died between the two).
+ * Beside it, in the same file and so written at the same moment, the work those events
+ * called for that is not done yet (owed.h): a restart, a kill or an upgrade between an
+ * event and the end of its action loses neither.
+ *
+ * The file: its first line "INSTANCE SEQ" (what older uaeventd reads), then one JSON
+ * object per line, each a piece of owed work.
  */
 #ifndef UAED_STATE_H
 #define UAED_STATE_H
@@ -11,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <json-c/json.h>
 #include <systemd/sd-journal.h>
 
 struct uaed_state {
@@ -25,8 +32,13 @@ int uaed_state_load(const char *path, struct uaed_state *st);
  * else -errno: a daemon that cannot remember where it stopped says so once, at start.
  */
 int uaed_state_check(const char *path);
-/* Write to a temporary file, fsync, rename over @path. */
-int uaed_state_save(const char *path, const struct uaed_state *st);
+/*
+ * The owed work the state file holds, into *@owed (a JSON array, NULL when none): the
+ * number of lines that did not parse (skipped), or -errno (-ENOENT: no state yet).
+ */
+int uaed_state_load_owed(const char *path, struct json_object **owed);
+/* Write @st and @owed (a JSON array, or NULL) to a temporary file, fsync, rename over @path. */
+int uaed_state_save(const char *path, const struct uaed_state *st, struct json_object *owed);
 /*
  * Wait until journald has stored everything sent to it before now (a killed instance's
  * last entries may still be in its socket), at most @timeout_usec: 0 or -errno.

@@ -183,6 +183,14 @@ struct daemon {
 	struct uaed_metrics *metrics;	/* NULL: off (no textfile directory) */
 	struct uaed_state state;
 	bool state_dirty;
+	/* What the state file's owed work was written from (owed.h): rewritten on change. */
+	uint64_t rescan_changes, hooks_changes;
+	/*
+	 * Events up to here (of the state's instance) are in the journal already, logged by
+	 * an instance killed before its state file said so: replayed for their actions, not
+	 * logged twice.
+	 */
+	uint64_t logged_through;
 	bool state_failing;	/* the last save failed: said once, until one works again */
 	/*
 	 * An event could not be logged (journald gone): the state stays before it from then
@@ -256,6 +264,19 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 		log_module(ev);
 		return;
 	}
+	if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK) &&
+	    uae_event_get_instance(ev) == d->state.instance &&
+	    uae_event_get_seq(ev) <= d->logged_through) {
+		/* Its actions were never recorded; its entry and its count were. */
+		d->state.seq = uae_event_get_seq(ev);
+		d->state_dirty = true;
+		if (uae_event_get_kind(ev) == UAE_EVENT_GAP ||
+		    ((uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED) && !d->cfg.act_on_injected))
+			return;
+		from_module_event(ev, &e);
+		act_on(d, &e);
+		return;
+	}
 	r = uae_event_get_kind(ev) == UAE_EVENT_GAP ? log_gap(ev) : log_event(ev, d->floods);
 	if (r < 0 && !d->journal_failed) {
 		/* Not through the journal, which just failed: the unit's stderr, the console. */
@@ -284,14 +305,27 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	act_on(d, &e);
 }
 
-/* After each batch: where the journal stands, for the next start. */
+/*
+ * After each turn of the loop that changed anything: where the journal stands and what
+ * work is owed, in one file written at once, for the next start.
+ */
 static void save_state(struct daemon *d)
 {
+	uint64_t rescan_changes = uaed_rescan_changes(d->rescan);
+	uint64_t hooks_changes = uaed_hooks_changes(d->hooks);
+	struct json_object *owed;
 	int r;
 
-	if (!d->state_dirty)
+	if (!d->state_dirty && rescan_changes == d->rescan_changes &&
+	    hooks_changes == d->hooks_changes)
 		return;
-	r = uaed_state_save(d->cfg.state_file, &d->state);
+	owed = json_object_new_array();
+	r = owed ? 0 : -ENOMEM;
+	r = r ?: uaed_rescan_owed(d->rescan, owed);
+	r = r ?: uaed_hooks_owed(d->hooks, owed);
+	if (r == 0)
+		r = uaed_state_save(d->cfg.state_file, &d->state, owed);
+	json_object_put(owed);
 	/* One entry when saving starts to fail (disk full, read-only), one when it works again. */
 	if (r < 0 && !d->state_failing)
 		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot write %s: %m; until it can, a restart "
@@ -299,7 +333,70 @@ static void save_state(struct daemon *d)
 	else if (r == 0 && d->state_failing)
 		uaed_log(LOG_INFO, "uaeventd: %s written again", d->cfg.state_file);
 	d->state_failing = r < 0;
-	d->state_dirty = false;
+	/* Failed: written again at the next change, or at exit. */
+	d->state_dirty = r < 0;
+	d->rescan_changes = rescan_changes;
+	d->hooks_changes = hooks_changes;
+}
+
+static int on_turn(sd_event_source *s, void *userdata)
+{
+	save_state(userdata);
+	return 0;
+}
+
+/*
+ * Take up the work the last run owed (owed.h), before the events it missed are replayed:
+ * each piece said, so that the journal shows why a scan or a hook ran with no event
+ * before it.
+ */
+static void resume_owed(struct daemon *d)
+{
+	struct json_object *owed;
+	unsigned int done = 0;
+	size_t n;
+	int bad;
+
+	bad = uaed_state_load_owed(d->cfg.state_file, &owed);
+	if (bad == -ENOENT)
+		return;
+	if (bad < 0) {
+		uaed_log_errno(LOG_ERR, bad, "uaeventd: cannot read %s: %m; work the last run "
+			       "owed, if any, is not done", d->cfg.state_file);
+		return;
+	}
+	if (bad > 0)
+		uaed_log(LOG_ERR, "uaeventd: %d line(s) of %s are not owed work it can read; "
+			 "that work is not done", bad, d->cfg.state_file);
+	n = owed ? json_object_array_length(owed) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(owed, i);
+		char what[300] = "";
+		int r;
+
+		r = json_object_object_get_ex(o, "hook", NULL) ?
+		    uaed_hooks_resume(d->hooks, o, what, sizeof(what)) :
+		    uaed_rescan_resume(d->rescan, o, what, sizeof(what));
+		if (r < 0) {
+			sd_journal_send("MESSAGE=uaeventd: %s, owed by the last run, is not done: %s",
+					what[0] ? what : "a piece of work",
+					r == -EPERM ? "the configuration no longer allows it" :
+					r == -ENOENT ? "no such hook now" :
+					r == -ENOBUFS ? "the hook queue is full" :
+					"it cannot be read", "PRIORITY=%d", LOG_WARNING,
+					"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=owed-dropped",
+					"UAEVENTS_JOB=%s", what, NULL);
+			continue;
+		}
+		done++;
+		sd_journal_send("MESSAGE=uaeventd: %s, owed by the last run, is taken up again",
+				what, "PRIORITY=%d", LOG_NOTICE, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=owed-resumed", "UAEVENTS_JOB=%s", what, NULL);
+	}
+	json_object_put(owed);
+	if (done)
+		uaed_log(LOG_INFO, "uaeventd: %u piece(s) of work owed by the last run taken up",
+			 done);
 }
 
 /*
@@ -328,7 +425,6 @@ static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userda
 	if (bad)
 		uaed_log(LOG_WARNING, "uaeventd: %u message(s) skipped: %s", bad,
 			 uae_strerror(-EBADMSG));
-	save_state(d);
 	if (r != 0 && r != -EBADMSG && r != -EAGAIN && r != -EINTR) {
 		/* Not from here: start_monitor() calls this, and resubscribing replaces it. */
 		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot receive events: %s; subscribing again",
@@ -413,7 +509,11 @@ static int start_monitor(struct daemon *d)
 	if (r < 0)
 		uaed_log_errno(LOG_WARNING, r, "uaeventd: journald did not catch up within 10 s "
 			       "(%m): events a killed instance logged last may be logged again");
-	since = uaed_journal_logged_through(ks.instance, since);
+	/*
+	 * Past the state, the journal may show events a killed instance logged: their
+	 * actions were recorded nowhere, so they are replayed, and acted on, unlogged.
+	 */
+	d->logged_through = uaed_journal_logged_through(ks.instance, since);
 	/* Past what the module has numbered: a corrupt state file; nothing after it is seen. */
 	if (since > ks.last_seq) {
 		uaed_log(LOG_WARNING, "uaeventd: the state says event %" PRIu64 " of "
@@ -421,6 +521,8 @@ static int start_monitor(struct daemon *d)
 			 PRIu64 "; logging from there", since, ks.instance, ks.last_seq);
 		since = ks.last_seq;
 	}
+	if (d->logged_through > ks.last_seq)
+		d->logged_through = ks.last_seq;
 	d->state.instance = ks.instance;
 	d->state.seq = since;
 	uaed_log(LOG_INFO, "uaeventd: replaying events after %016" PRIx64 "/%" PRIu64,
@@ -538,14 +640,29 @@ static int set_up(struct daemon *d)
 	if (r < 0)
 		return uaed_log_fatal_errno(r, "uaeventd: cannot create its event loop: %m");
 	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
+		sd_event_source *s;
+
 		/* Without a handler, sd-event exits the loop with the userdata as exit code. */
-		r = sd_event_add_signal(d->loop, NULL, signals[i],
+		r = sd_event_add_signal(d->loop, &s, signals[i],
 					signals[i] == SIGHUP ? on_sighup : NULL,
 					signals[i] == SIGHUP ? d : NULL);
+		/*
+		 * A stop signals the unit's children too: their exits must not be taken for
+		 * work done (it is owed, and the next start does it), so the stop goes first.
+		 */
+		if (r >= 0)
+			r = sd_event_source_set_priority(s, SD_EVENT_PRIORITY_IMPORTANT);
+		if (r >= 0)
+			r = sd_event_source_set_floating(s, true);
+		sd_event_source_unref(s);
 		if (r < 0)
 			return uaed_log_fatal_errno(r, "uaeventd: cannot handle %s: %m",
 						    strsignal(signals[i]));
 	}
+	/* After every turn of the loop: the state file, if anything it holds changed. */
+	r = sd_event_add_post(d->loop, NULL, on_turn, d);
+	if (r < 0)
+		return uaed_log_fatal_errno(r, "uaeventd: cannot set up its state writes: %m");
 	r = sd_event_set_watchdog(d->loop, true);
 	if (r < 0)
 		return uaed_log_fatal_errno(r, "uaeventd: cannot set up the watchdog: %m");
@@ -566,6 +683,7 @@ static int set_up(struct daemon *d)
 		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot set up metrics: %m; none are written");
 	uaed_rescan_set_metrics(d->rescan, d->metrics);
 	uaed_hooks_scan(d->hooks, &d->cfg);
+	resume_owed(d);
 
 	/* Armed when the monitor fails (on_monitor). */
 	r = sd_event_add_time_relative(d->loop, &d->retry, CLOCK_MONOTONIC, 0, 0, on_retry, d);

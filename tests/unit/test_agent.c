@@ -19,6 +19,7 @@
 #include "identity.h"
 #include "metrics.h"
 #include "stale.h"
+#include "owed.h"
 #include "state.h"
 #include "trust.h"
 
@@ -216,7 +217,7 @@ START_TEST(state_check)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	ck_assert_int_eq(uaed_state_check(path), 0);
 	ck_assert_msg(access(tmp, F_OK) < 0, "the probe %s was left behind", tmp);
-	ck_assert_int_eq(uaed_state_save(path, &st), 0);
+	ck_assert_int_eq(uaed_state_save(path, &st, NULL), 0);
 	ck_assert_int_eq(uaed_state_load(path, &back), 0);
 	ck_assert_uint_eq(back.instance, 0x1234);
 	ck_assert_uint_eq(back.seq, 42);
@@ -227,6 +228,99 @@ START_TEST(state_check)
 	rmdir(dir);
 	/* /proc takes no new files, whoever runs the test. */
 	ck_assert_int_lt(uaed_state_check("/proc/uaevents-test/state"), 0);
+}
+END_TEST
+
+/*
+ * Owed work beside the state: what a device wrote (a WWID with blanks, quotes, a newline)
+ * comes back as it was, each piece on one line; a line cut short (a full disk) is counted
+ * and skipped, not the end of the rest; an older daemon's file has none.
+ */
+START_TEST(state_keeps_owed_work)
+{
+	char dir[] = "/tmp/uae-owed-XXXXXX", path[64], line[4096];
+	struct uaed_state st = { .instance = 0xabcd, .seq = 7 }, back;
+	struct uaed_event e = { .kind = "ua", .name = "CAPACITY_DATA_HAS_CHANGED",
+				.category = "capacity", .host = 2, .channel = 0, .target = 1,
+				.lun = 0x4001000000000000ULL, .hctl = "2:0:1:16385",
+				.devname = "sdb", .wwid = "t10.QEMU  \"odd\"\nwwid  " }, e2;
+	char *envp[] = { "PATH=/usr/bin", "UAEVENTS_KIND=ua", NULL }, *env2[8];
+	struct json_object *owed = json_object_new_array(), *got;
+	const char *name;
+	FILE *f;
+	int lines = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state", dir);
+	json_object_array_add(owed, uaed_owed_job("rescan-paths", &e));
+	json_object_array_add(owed, uaed_owed_hook("CAPACITY_DATA_HAS_CHANGED-x", envp));
+	ck_assert_int_eq(uaed_state_save(path, &st, owed), 0);
+	json_object_put(owed);
+
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		lines++;
+	fclose(f);
+	ck_assert_int_eq(lines, 3);
+	ck_assert_int_eq(uaed_state_load(path, &back), 0);
+	ck_assert_uint_eq(back.seq, 7);
+	ck_assert_int_eq(uaed_state_load_owed(path, &got), 0);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_int_eq(json_object_array_length(got), 2);
+	ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, 0), &name, &e2), 0);
+	ck_assert_str_eq(name, "rescan-paths");
+	ck_assert_str_eq(e2.wwid, e.wwid);
+	ck_assert_str_eq(e2.hctl, e.hctl);
+	ck_assert_uint_eq(e2.lun, e.lun);
+	ck_assert_uint_eq(e2.target, 1);
+	ck_assert_ptr_null(e2.ev);
+	/* Not a job: a hook run. */
+	ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, 1), &name, &e2),
+			 -EINVAL);
+	ck_assert_int_eq(uaed_owed_hook_parse(json_object_array_get_idx(got, 1), &name, env2, 7),
+			 0);
+	ck_assert_str_eq(name, "CAPACITY_DATA_HAS_CHANGED-x");
+	ck_assert_str_eq(env2[0], "PATH=/usr/bin");
+	ck_assert_str_eq(env2[1], "UAEVENTS_KIND=ua");
+	ck_assert_ptr_null(env2[2]);
+	free(env2[0]);
+	free(env2[1]);
+	/* More strings than the room given: refused, nothing left to free. */
+	ck_assert_int_eq(uaed_owed_hook_parse(json_object_array_get_idx(got, 1), &name, env2, 1),
+			 -EINVAL);
+	ck_assert_ptr_null(env2[0]);
+	json_object_put(got);
+
+	/* A hostile environment string (a newline, no '='), a cut line, a job's bad field. */
+	f = fopen(path, "a");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"hook\": \"all-x\", \"env\": [\"A=1\\nB=2\"]}\n", f);
+	fputs("{\"hook\": \"all-x\", \"env\": [\"A\"]}\n", f);
+	fputs("{\"job\": \"rescan-paths\", \"event\": {\"kind\": \"ua\", \"host\": -1}}\n", f);
+	fputs("{\"job\": \"rescan-pa", f);
+	fclose(f);
+	ck_assert_int_eq(uaed_state_load_owed(path, &got), 1);
+	ck_assert_int_eq(json_object_array_length(got), 5);
+	for (int i = 2; i < 4; i++)
+		ck_assert_int_eq(uaed_owed_hook_parse(json_object_array_get_idx(got, i), &name,
+						      env2, 7), -EINVAL);
+	ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, 4), &name, &e2),
+			 -EINVAL);
+	json_object_put(got);
+
+	/* An older daemon's file: the state alone. */
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("000000000000abcd 9\n", f);
+	fclose(f);
+	ck_assert_int_eq(uaed_state_load_owed(path, &got), 0);
+	ck_assert_ptr_null(got);
+	ck_assert_int_eq(uaed_state_load(path, &back), 0);
+	ck_assert_uint_eq(back.seq, 9);
+	ck_assert_int_eq(uaed_state_load_owed("/nonexistent/uae/state", &got), -ENOENT);
+	unlink(path);
+	rmdir(dir);
 }
 END_TEST
 
@@ -576,6 +670,7 @@ int main(void)
 	tcase_add_test(tc, config_defaults_and_values);
 	tcase_add_test(tc, config_errors);
 	tcase_add_test(tc, state_check);
+	tcase_add_test(tc, state_keeps_owed_work);
 	tcase_add_test(tc, handoff_follows_config);
 	tcase_add_test(tc, hooks_run_the_checked_file);
 	tcase_add_test(tc, hooks_unsafe_folder);

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * uaeventd: owed work to and from JSON.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "owed.h"
+
+static int add_str(struct json_object *o, const char *key, const char *value)
+{
+	struct json_object *v = json_object_new_string(value);
+
+	if (!v || json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_u64(struct json_object *o, const char *key, uint64_t value)
+{
+	struct json_object *v = json_object_new_uint64(value);
+
+	if (!v || json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+struct json_object *uaed_owed_job(const char *job, const struct uaed_event *e)
+{
+	struct json_object *o = json_object_new_object(), *ev = json_object_new_object();
+	int r = o && ev ? 0 : -ENOMEM;
+
+	r = r ?: add_str(ev, "kind", e->kind);
+	r = r ?: add_str(ev, "name", e->name);
+	r = r ?: add_str(ev, "category", e->category);
+	r = r ?: add_u64(ev, "host", e->host);
+	r = r ?: add_u64(ev, "channel", e->channel);
+	r = r ?: add_u64(ev, "target", e->target);
+	r = r ?: add_u64(ev, "lun", e->lun);
+	r = r ?: add_str(ev, "hctl", e->hctl);
+	r = r ?: add_str(ev, "devname", e->devname);
+	r = r ?: add_str(ev, "wwid", e->wwid);
+	r = r ?: add_str(o, "job", job);
+	if (r == 0 && json_object_object_add(o, "event", ev) == 0)
+		return o;
+	json_object_put(ev);
+	json_object_put(o);
+	return NULL;
+}
+
+/* A string member that fits @size; false if missing, not a string, or too long. */
+static bool get_str(struct json_object *o, const char *key, char *buf, size_t size)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string) ||
+	    (size_t)json_object_get_string_len(v) >= size)
+		return false;
+	memcpy(buf, json_object_get_string(v), json_object_get_string_len(v) + 1);
+	return strlen(buf) == (size_t)json_object_get_string_len(v);
+}
+
+static bool get_u64(struct json_object *o, const char *key, uint64_t max, uint64_t *value)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return false;
+	errno = 0;
+	*value = json_object_get_uint64(v);
+	return !errno && *value <= max;
+}
+
+int uaed_owed_job_parse(struct json_object *o, const char **job, struct uaed_event *e)
+{
+	struct json_object *j, *ev;
+	uint64_t host, channel, target;
+
+	memset(e, 0, sizeof(*e));
+	if (!json_object_object_get_ex(o, "job", &j) || !json_object_is_type(j, json_type_string) ||
+	    !json_object_object_get_ex(o, "event", &ev) ||
+	    !json_object_is_type(ev, json_type_object))
+		return -EINVAL;
+	if (!get_str(ev, "kind", e->kind, sizeof(e->kind)) ||
+	    !get_str(ev, "name", e->name, sizeof(e->name)) ||
+	    !get_str(ev, "category", e->category, sizeof(e->category)) ||
+	    !get_u64(ev, "host", UINT32_MAX, &host) ||
+	    !get_u64(ev, "channel", UINT32_MAX, &channel) ||
+	    !get_u64(ev, "target", UINT32_MAX, &target) ||
+	    !get_u64(ev, "lun", UINT64_MAX, &e->lun) ||
+	    !get_str(ev, "hctl", e->hctl, sizeof(e->hctl)) ||
+	    !get_str(ev, "devname", e->devname, sizeof(e->devname)) ||
+	    !get_str(ev, "wwid", e->wwid, sizeof(e->wwid)))
+		return -EINVAL;
+	e->host = host;
+	e->channel = channel;
+	e->target = target;
+	*job = json_object_get_string(j);
+	return 0;
+}
+
+struct json_object *uaed_owed_hook(const char *name, char *const *envp)
+{
+	struct json_object *o = json_object_new_object(), *env = json_object_new_array();
+	int r = o && env ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && envp[i]; i++) {
+		struct json_object *v = json_object_new_string(envp[i]);
+
+		if (!v || json_object_array_add(env, v) < 0) {
+			json_object_put(v);
+			r = -ENOMEM;
+		}
+	}
+	r = r ?: add_str(o, "hook", name);
+	if (r == 0 && json_object_object_add(o, "env", env) == 0)
+		return o;
+	json_object_put(env);
+	json_object_put(o);
+	return NULL;
+}
+
+/* What a hook's environment holds (hooks.c): "KEY=value", printable ASCII, no shell's. */
+static bool env_string(const char *s)
+{
+	const char *eq = strchr(s, '=');
+
+	if (!eq || eq == s)
+		return false;
+	for (const char *c = s; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			return false;
+	return true;
+}
+
+int uaed_owed_hook_parse(struct json_object *o, const char **name, char **envp, size_t max)
+{
+	struct json_object *h, *env;
+	size_t n;
+
+	envp[0] = NULL;
+	if (!json_object_object_get_ex(o, "hook", &h) || !json_object_is_type(h, json_type_string) ||
+	    !json_object_object_get_ex(o, "env", &env) ||
+	    !json_object_is_type(env, json_type_array))
+		return -EINVAL;
+	n = json_object_array_length(env);
+	if (n > max)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(env, i);
+		const char *s = json_object_get_string(v);
+
+		if (!json_object_is_type(v, json_type_string) || !env_string(s) ||
+		    !(envp[i] = strdup(s))) {
+			while (i--)
+				free(envp[i]);
+			envp[0] = NULL;
+			return -EINVAL;
+		}
+		envp[i + 1] = NULL;
+	}
+	*name = json_object_get_string(h);
+	return 0;
+}
