@@ -382,12 +382,48 @@ static void log_resize(const char *command, const char *wwid, int status)
 }
 
 /*
+ * In the child, for a second look (reports came while the rescan ran or cooled): the
+ * device's capacity as READ CAPACITY(16) gives it now is what the host shows on this path.
+ * An echo of the rescan (another path's report of the same change, its unit attention
+ * taken by the rescan's own commands) leaves it so; a newer change does not.  When it
+ * cannot be told (no sg node or disk, a failed command): false, and the path is rescanned.
+ */
+static bool capacity_current(int dirfd)
+{
+	struct uaed_lun l = { .dirfd = dirfd };
+	unsigned char cap[32];
+	char disk[32], attr[64], size[32];
+	unsigned long long sectors;
+	uint64_t last = 0;
+	uint32_t block = 0;
+	int fd, res;
+
+	if (!uaed_lu_disk(&l, disk, sizeof(disk)))
+		return false;
+	fd = uaed_lu_open_sg(&l);
+	if (fd < 0)
+		return false;
+	res = sg_ll_readcap_16(fd, false, 0, cap, sizeof(cap), false, 0);
+	close(fd);
+	snprintf(attr, sizeof(attr), "block/%s/size", disk);
+	if (res || uaed_sysfs_readat(dirfd, attr, size, sizeof(size)) < 0 ||
+	    sscanf(size, "%llu", &sectors) != 1)
+		return false;
+	for (int i = 0; i < 8; i++)
+		last = last << 8 | cap[i];
+	for (int i = 8; i < 12; i++)
+		block = block << 8 | cap[i];
+	return block && last < UINT64_MAX / block && (last + 1) * block == sectors * 512;
+}
+
+/*
  * In the child: rescan every path whose WWID is this LU's, on the targets the allow-list
  * lets uaeventd touch, then the follow-up (resize_command) once, when no path was left out:
  * a map over paths of two sizes cannot grow.  The paths come from the daemon's index
  * (paths.h), each checked again here: not a walk over every device of the host per LU.
+ * A second look (@verify) does all that only when some path's size is not the device's.
  */
-static int do_rescan_wwid(const struct uaed_rescan *r, const struct uaed_event *e)
+static int do_rescan_wwid(const struct uaed_rescan *r, const struct uaed_event *e, bool verify)
 {
 	const struct uaed_config *cfg = r->cfg;
 	unsigned int paths = 0, skipped = 0, host, channel, target;
@@ -402,6 +438,23 @@ static int do_rescan_wwid(const struct uaed_rescan *r, const struct uaed_event *
 			 e->wwid, n, UAED_LU_PATHS_MAX);
 		skipped += n - UAED_LU_PATHS_MAX;
 		n = UAED_LU_PATHS_MAX;
+	}
+	for (int i = 0; verify && i < n; i++) {
+		int dirfd = uaed_sysfs_open_lu(hctl[i]);
+		bool current = dirfd < 0 || capacity_current(dirfd);
+
+		if (dirfd >= 0)
+			close(dirfd);
+		if (!current)
+			verify = false;
+	}
+	if (verify) {
+		sd_journal_send("MESSAGE=capacity of %s unchanged since its rescan on %d path(s): "
+				"the reports after it were its echo", e->wwid, n,
+				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+				"UAEVENTS_ACTION=rescan-paths-verify", "UAEVENTS_WWID=%s", e->wwid,
+				"UAEVENTS_PATHS=%d", n, NULL);
+		return 0;
 	}
 	for (int i = 0; i < n; i++) {
 		int dirfd = uaed_sysfs_open_lu(hctl[i]);
@@ -635,7 +688,7 @@ static int run_action(struct pending *p)
 	case EMPTY_TARGET:
 		return do_scan_target(p->r, &p->e, p->reports, p->verify);
 	case RESCAN_WWID:
-		return do_rescan_wwid(p->r, &p->e);
+		return do_rescan_wwid(p->r, &p->e, p->verify);
 	case RESCAN_DEVICE:
 		return do_rescan_device(&p->e);
 	case RECONCILE:
@@ -761,8 +814,13 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 		r->changes++;
 		if (p->action == EMPTY_TARGET)
 			p->action = SCAN_TARGET;
-		/* A state read before this report may be older than it: read once more. */
-		if ((action == SCAN_TARGET || action == ALUA_STATE) && (p->running || p->cooling))
+		/*
+		 * A state read before this report may be older than it: read once more.  A
+		 * capacity report then is the rescan's echo (checked, not rescanned) or a
+		 * newer change (rescanned).
+		 */
+		if ((action == SCAN_TARGET || action == ALUA_STATE || action == RESCAN_WWID) &&
+		    (p->running || p->cooling))
 			p->again = true;
 		return;
 	}

@@ -15,9 +15,9 @@ udevadm settle
 WWID=$(cat "/sys/block/$DISK/device/wwid")
 tap_diag "disk $DISK at $HCTL, $WWID"
 
-# A resize command (6 s) and a hook (12 s, so that it still runs when the job's resize
-# does) that say when they start and end: what they print reaches the journal through
-# uaeventd.  The hook names the event it runs for.
+# A resize command (6 s) and a hook (12 s, or what uae-hook-seconds says) that say when
+# they start and end: what they print reaches the journal through uaeventd.  The hook
+# names the event it runs for.
 cat >/etc/uaevents/uae-slow-resize <<'EOC'
 #!/bin/sh
 echo "uae-slow-resize: start $1"
@@ -28,7 +28,7 @@ mkdir -p /etc/uaevents/hooks.d
 cat >/etc/uaevents/hooks.d/CAPACITY_DATA_HAS_CHANGED-uaetest <<'EOC'
 #!/bin/sh
 echo "uae-slow-hook: start $UAEVENTS_SEQ"
-sleep 12
+sleep "$(cat /etc/uaevents/uae-hook-seconds 2>/dev/null || echo 12)"
 echo "uae-slow-hook: done $UAEVENTS_SEQ"
 EOC
 chmod 0755 /etc/uaevents/uae-slow-resize /etc/uaevents/hooks.d/CAPACITY_DATA_HAS_CHANGED-uaetest
@@ -104,7 +104,8 @@ check "1: the path reaches the new size" wait_for 90 size_is 1
 check "1: one path rescan and one resize, nothing owed after" done_once
 
 # ---- 2. uaeventd killed (SIGKILL) in the window: the same ----
-sleep 1
+# The change comes within the first job's window after its run, where the other paths'
+# echoes of it arrive: it is owed a second look, which finds the size changed.
 cursor=$(journal_cursor)
 grow 2
 check "2: the capacity change is logged" wait_for 60 capacity_ua_logged
@@ -144,7 +145,10 @@ check "3: the hook ran to its end once, for the event it was run for" hook_done_
 
 
 # ---- 4. a restart while the resize command and the hook run ----
+# The job may wait for the end of the last one's window (15 s) first: the hook runs 25 s,
+# so that it still runs when the resize command does (hooks time out at 30 s).
 reload_with 's|^debounce_ms = 15000$|debounce_ms = 1000|' "a window of 1 s"
+echo 25 >/etc/uaevents/uae-hook-seconds
 cursor=$(journal_cursor)
 grow 4
 check "4: the resize command and the hook run" wait_for 60 sh -c "
@@ -162,7 +166,8 @@ check "4: and the hook's run" wait_for 30 resumed "hook CAPACITY_DATA_HAS_CHANGE
 check "4: one path rescan and one resize, nothing owed after" done_once
 check "4: the hook ran to its end once, for the event it was run for" hook_done_once
 
-rm -f /etc/uaevents/hooks.d/CAPACITY_DATA_HAS_CHANGED-uaetest /etc/uaevents/uae-slow-resize
+rm -f /etc/uaevents/hooks.d/CAPACITY_DATA_HAS_CHANGED-uaetest /etc/uaevents/uae-slow-resize \
+	/etc/uaevents/uae-hook-seconds
 cp /tmp/owed-conf.orig "$conf"
 reload_with '' "the configuration as it was"
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
