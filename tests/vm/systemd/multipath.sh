@@ -86,7 +86,7 @@ settled() {
 	echo "uaeventd $(systemctl is-active uaeventd), state $(cat "$STATE" 2>/dev/null)," \
 		"module's last event $(last_seq), resize commands running: $(pgrep -fc multipath-resize)" >"$SAW"
 	systemctl is-active --quiet uaeventd &&
-		[ "$(cut -d' ' -f2 "$STATE" 2>/dev/null || echo 0)" -ge "$(last_seq)" ] &&
+		[ "$(head -n 1 "$STATE" 2>/dev/null | cut -d' ' -f2)" -ge "$(last_seq)" ] &&
 		! pgrep -f multipath-resize >/dev/null
 }
 check "uaeventd started again and handled what it missed" wait_for 30 settled

@@ -17,7 +17,7 @@ pid=$(systemctl show -P MainPID uaeventd)
 echo "# kept across upgrades (uaevents test)" >>/etc/uaevents/uaeventd.conf
 check "uaeventd has written its state file before the upgrade" wait_for 30 test -s "$STATE"
 cursor=$(journal_cursor)
-instance=$(cut -d' ' -f1 "$STATE")
+instance=$(head -n 1 "$STATE" | cut -d' ' -f1)
 tap_diag "upgrading $old -> $new; uaeventd $pid; state $(cat "$STATE")"
 
 # Events flow during the whole upgrade: an error event every 0.2 s.
