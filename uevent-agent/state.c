@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <systemd/sd-id128.h>
@@ -138,6 +139,13 @@ static uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/*
+ * Set once a marker was not stored in time: journald keeps none of uaeventd's info entries
+ * (its MaxLevelStore=, or it is too slow to be waited for).  Said once; from then on this
+ * process and the children it forks do not wait again, each for nothing.
+ */
+static bool sync_off;
+
 int uaed_journal_sync(uint64_t timeout_usec)
 {
 	uint64_t deadline = now_usec() + timeout_usec;
@@ -146,17 +154,21 @@ int uaed_journal_sync(uint64_t timeout_usec)
 	sd_journal *j;
 	int r;
 
+	if (sync_off)
+		return -ETIMEDOUT;
 	r = sd_id128_randomize(&marker);
 	if (r < 0)
 		return r;
 	sd_id128_to_string(marker, id);
 	/*
 	 * journald reads its socket in order: once this entry is in the journal, so is
-	 * every entry sent before it, by an earlier instance that was killed too.
+	 * every entry sent before it, by an earlier instance that was killed too.  At the
+	 * priority of uaeventd's own routine entries: journald.conf's MaxLevelStore=info, a
+	 * common setting, drops debug entries, and a marker never stored is a wait for nothing.
 	 */
 	r = sd_journal_send("MESSAGE=uaeventd: journal synchronization point",
-			    "PRIORITY=7", "SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_SYNC=%s", id,
-			    NULL);
+			    "PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
+			    "UAEVENTS_SYNC=%s", id, NULL);
 	if (r < 0)
 		return r;
 	r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
@@ -179,6 +191,17 @@ int uaed_journal_sync(uint64_t timeout_usec)
 		r = sd_journal_wait(j, deadline - now);
 	}
 	sd_journal_close(j);
+	if (r == -ETIMEDOUT) {
+		sync_off = true;
+		/* Not through uaed_log(): it may wait for this very sync. */
+		sd_journal_send("MESSAGE=uaeventd: journald did not store its synchronization "
+				"point (an info entry) within %" PRIu64 " ms; it no longer waits for "
+				"one: journald may drop its info entries (MaxLevelStore= in "
+				"journald.conf), a killed instance's last entries may be logged "
+				"again, and its jobs' entries may lack _SYSTEMD_UNIT",
+				timeout_usec / 1000, "PRIORITY=%d", LOG_WARNING,
+				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=sync-off", NULL);
+	}
 	return r < 0 ? r : 0;
 }
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 24
+# tap-plan: 26
 # Sourced by run.sh.
 # uaeventd's memory across restarts, under its own unit: without its state directory it
 # fails once and says why; journald's rate limit cannot drop what the state file records
@@ -171,4 +171,26 @@ check "with its state file corrupt it starts, and says so" wait_for 30 sh -c \
 lost_and_skip_once() { logged_once "$lost" "$lost" ua && logged_once "$skip" "$skip" ua; }
 check "event $lost, raised while it was down, is logged, and event $skip before it only once" \
 	wait_for 30 lost_and_skip_once
+# ---- journald storing nothing below info (MaxLevelStore=info, a common setting) ----
+# uaeventd waits for its own marker entry to be stored at start (a killed predecessor's last
+# entries first) and before a job exits; a marker journald drops is a wait for nothing.
+printf '[Journal]\nMaxLevelStore=info\n' >/etc/systemd/journald.conf.d/50-uae-test-info.conf
+systemctl restart systemd-journald
+cursor=$(journal_cursor)
+t0=$(date +%s)
+systemctl restart uaeventd
+took=$(($(date +%s) - t0))
+check "under MaxLevelStore=info uaeventd restarts in under 8 s (took $took s; a lost marker waits 10 s)" \
+	test "$took" -lt 8
+synced() {
+	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		-t uaeventd >"$SAW.json"
+	jq -r '.MESSAGE' "$SAW.json" >"$SAW"
+	jq -e -s 'any(.[]; .UAEVENTS_SYNC != null)' "$SAW.json" >/dev/null &&
+		! jq -e -s 'any(.[]; .UAEVENTS_ACTION == "sync-off")' "$SAW.json" >/dev/null
+}
+check "its synchronization point is stored, and it does not say syncs are off" synced
+rm /etc/systemd/journald.conf.d/50-uae-test-info.conf
+systemctl restart systemd-journald
+
 check "scsi_debug can be unloaded after the test" wait_for 30 modprobe -r scsi_debug
