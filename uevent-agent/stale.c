@@ -7,12 +7,17 @@
  * The hold is an exclusive open (O_EXCL) of the disk and every partition, and of the sg
  * device.  The kernel refuses it while anything has claimed the device, whether or not
  * this process can see the claim: a mount in any mount namespace, a swap area, a btrfs,
- * ZFS, md, DRBD or device-mapper member, a LIO backstore.  Once held, nothing else can
- * claim it until the delete.  Plain opens are not claims: those are looked for in every
- * process's open files (a process whose files cannot be read keeps the LU) and in the
- * loop devices' backing files.  Every check and the delete go through the directory fd
- * taken before the scan: a device re-added at the same address is never the one deleted.
+ * ZFS, md, DRBD or device-mapper member, a LIO iblock or pscsi backstore.  Once held,
+ * nothing else can claim it until the delete.  Plain opens are not claims: those are looked
+ * for in every thread's open files (a process whose files cannot be read keeps the LU), in
+ * the loop devices' backing files, and in the kernel's own users that open a device without
+ * claiming it, named in configfs: LIO fileio backstores and nvmet namespaces.  None of those
+ * looks waits on a server: a file on a dead NFS or FUSE mount is asked for its cached type
+ * only, and paths are looked up only below /dev.  Every check and the delete go through the
+ * directory fd taken before the scan: a device re-added at the same address is never the
+ * one deleted.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,8 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glob.h>
+#include <linux/kcmp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -251,6 +259,11 @@ static bool claim_of(int dirfd, const struct node *nd, char *why, size_t size)
 	it = mnt_new_iter(MNT_ITER_FORWARD);
 	if (tb && it && mnt_table_parse_swaps(tb, NULL) == 0) {
 		while (!found && mnt_table_next_fs(tb, it, &fs) == 0) {
+			/* A swap file is no device node; its path may be on a dead server. */
+			const char *type = mnt_fs_get_swaptype(fs);
+
+			if (type && !strcmp(type, "file"))
+				continue;
 			found = same_blk(mnt_fs_get_srcpath(fs), nd->dev);
 			if (found)
 				snprintf(why, size, "an active swap area (%s)", node_name(nd));
@@ -295,13 +308,39 @@ static bool in_nodes(const struct lu_nodes *ln, const struct stat *st)
 	return false;
 }
 
+/*
+ * @name (below @dirfd) is one of the LU's nodes.  Its type and device number only, from
+ * what the kernel has cached (AT_STATX_DONT_SYNC): an open file on a dead NFS or FUSE
+ * server answers without a round trip to it.
+ */
+static bool is_node(int dirfd, const char *name, const struct lu_nodes *ln)
+{
+	struct statx stx;
+	struct stat st;
+
+	if (statx(dirfd, name, AT_STATX_DONT_SYNC, STATX_TYPE, &stx) < 0)
+		return false;
+	st.st_mode = stx.stx_mode;
+	st.st_rdev = makedev(stx.stx_rdev_major, stx.stx_rdev_minor);
+	return in_nodes(ln, &st);
+}
+
+/*
+ * A path a kernel user was given (a loop device's backing file, a backstore's device) is
+ * one of the LU's nodes.  Device nodes live in /dev, whose lookups never wait on a server;
+ * a path elsewhere is not looked up (a node made elsewhere is not seen).
+ */
+static bool path_is_node(const char *path, const struct lu_nodes *ln)
+{
+	return !strncmp(path, "/dev/", 5) && is_node(AT_FDCWD, path, ln);
+}
+
 /* A loop device whose backing file is one of the LU's block devices. */
 static bool loop_user(const struct lu_nodes *ln, char *why, size_t size)
 {
 	char path[300], backing[4096];
 	struct dirent *de;
 	bool found = false;
-	struct stat st;
 	DIR *d = opendir("/sys/block");
 
 	while (d && !found && (de = readdir(d))) {
@@ -309,13 +348,73 @@ static bool loop_user(const struct lu_nodes *ln, char *why, size_t size)
 			continue;
 		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", de->d_name);
 		if (uaed_sysfs_readat(AT_FDCWD, path, backing, sizeof(backing)) < 0 ||
-		    stat(backing, &st) < 0 || !in_nodes(ln, &st))
+		    !path_is_node(backing, ln))
 			continue;
 		snprintf(why, size, "the backing file of %.32s", de->d_name);
 		found = true;
 	}
 	if (d)
 		closedir(d);
+	return found;
+}
+
+/*
+ * The device a LIO backstore's configfs directory @dir names: its udev_path (targetcli
+ * writes it), else, for fileio, the file its info shows ("... File: PATH  Size: ...").
+ */
+static bool lio_device(const char *dir, char *dev, size_t size)
+{
+	char path[4200], info[4096], *file, *end;
+
+	snprintf(path, sizeof(path), "%s/udev_path", dir);
+	if (uaed_sysfs_readat(AT_FDCWD, path, dev, size) == 0 && dev[0])
+		return true;
+	snprintf(path, sizeof(path), "%s/info", dir);
+	if (uaed_sysfs_readat(AT_FDCWD, path, info, sizeof(info)) < 0 ||
+	    !(file = strstr(info, " File: ")) || !(end = strstr(file, "  Size: ")))
+		return false;
+	file += strlen(" File: ");
+	snprintf(dev, size, "%.*s", (int)(end - file), file);
+	return true;
+}
+
+/*
+ * The kernel's users that open a device without claiming it, as configfs names them: a
+ * LIO backstore's device (fileio opens it as a plain file; iblock and pscsi claim it, and
+ * are named here too) and an nvmet namespace's (its block backend does not claim).  One
+ * configured but not enabled counts: someone means to use the LU.
+ */
+static bool kernel_user(const struct lu_nodes *ln, char *why, size_t size)
+{
+	static const char lio[] = "/sys/kernel/config/target/core/";
+	static const char nvmet[] = "/sys/kernel/config/nvmet/subsystems/";
+	char dev[4096], path[4200];
+	bool found = false;
+	glob_t g;
+
+	if (glob("/sys/kernel/config/target/core/*/*/", GLOB_NOSORT, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc && !found; i++) {
+			if (!lio_device(g.gl_pathv[i], dev, sizeof(dev)) || !path_is_node(dev, ln))
+				continue;
+			snprintf(why, size, "the device of LIO backstore %.*s", 120,
+				 g.gl_pathv[i] + strlen(lio));
+			found = true;
+		}
+		globfree(&g);
+	}
+	if (!found && glob("/sys/kernel/config/nvmet/subsystems/*/namespaces/*/", GLOB_NOSORT,
+			   NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc && !found; i++) {
+			snprintf(path, sizeof(path), "%sdevice_path", g.gl_pathv[i]);
+			if (uaed_sysfs_readat(AT_FDCWD, path, dev, sizeof(dev)) < 0 ||
+			    !path_is_node(dev, ln))
+				continue;
+			snprintf(why, size, "the device of nvmet namespace %.*s", 160,
+				 g.gl_pathv[i] + strlen(nvmet));
+			found = true;
+		}
+		globfree(&g);
+	}
 	return found;
 }
 
@@ -329,9 +428,97 @@ static void comm_of(int procfd, const char *pid, char *comm, size_t size)
 }
 
 /*
- * A process other than this one with one of the LU's device nodes open: 1, and which in
- * @why.  A process whose open files cannot be read counts as one, since nothing proves
- * that it does not: -1.  None: 0.
+ * The open files of thread @tid of process @pid: 1 when one is one of the LU's nodes, -1
+ * (and @why) when they cannot be read, 0 otherwise (or the thread is gone).
+ */
+static int thread_user(int procfd, long pid, const char *tid, const struct lu_nodes *ln,
+		       char *why, size_t size)
+{
+	char path[300], comm[32], pidname[24];
+	struct dirent *f;
+	int fdd, found = 0;
+	DIR *fds;
+
+	snprintf(pidname, sizeof(pidname), "%ld", pid);
+	snprintf(path, sizeof(path), "%ld/task/%s/fd", pid, tid);
+	fdd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fdd < 0 && errno == ENOENT)
+		return 0;	/* exited */
+	if (fdd < 0 || !(fds = fdopendir(fdd))) {
+		int err = errno;
+
+		if (fdd >= 0)
+			close(fdd);
+		comm_of(procfd, pidname, comm, sizeof(comm));
+		snprintf(why, size, "cannot see the open files of process %ld (%s): %s", pid,
+			 comm, strerror(err));
+		return -1;
+	}
+	while (!found && (f = readdir(fds))) {
+		if (f->d_name[0] == '.' || !is_node(fdd, f->d_name, ln))
+			continue;
+		comm_of(procfd, pidname, comm, sizeof(comm));
+		snprintf(why, size, "open in process %ld (%s)", pid, comm);
+		found = 1;
+	}
+	closedir(fds);
+	return found;
+}
+
+/*
+ * Every thread of process @pid that has a table of open files of its own: the leader's is
+ * gone once it has exited (its other threads live on, /proc/PID/fd then lists nothing),
+ * and a thread may have unshared its own (CLONE_FILES).  Threads that share a table already
+ * read are skipped (kcmp), so a process of a thousand threads is read once.
+ */
+static int task_user(int procfd, long pid, const struct lu_nodes *ln, char *why, size_t size)
+{
+	long seen[8];
+	unsigned int n_seen = 0;
+	char path[48];
+	struct dirent *t;
+	int tfd, found = 0;
+	DIR *tasks;
+
+	snprintf(path, sizeof(path), "%ld/task", pid);
+	tfd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (tfd < 0 && errno == ENOENT)
+		return 0;
+	if (tfd < 0 || !(tasks = fdopendir(tfd))) {
+		int err = errno;
+		char comm[32];
+
+		if (tfd >= 0)
+			close(tfd);
+		snprintf(path, sizeof(path), "%ld", pid);
+		comm_of(procfd, path, comm, sizeof(comm));
+		snprintf(why, size, "cannot see the threads of process %ld (%s): %s", pid, comm,
+			 strerror(err));
+		return -1;
+	}
+	while (!found && (t = readdir(tasks))) {
+		char *end;
+		long tid = strtol(t->d_name, &end, 10);
+		bool shared = false;
+
+		if (*end || tid <= 0)
+			continue;
+		for (unsigned int i = 0; i < n_seen && !shared; i++)
+			shared = syscall(SYS_kcmp, (pid_t)seen[i], (pid_t)tid, KCMP_FILES, 0, 0) == 0;
+		if (shared)
+			continue;
+		found = thread_user(procfd, pid, t->d_name, ln, why, size);
+		if (n_seen < sizeof(seen) / sizeof(seen[0]))
+			seen[n_seen++] = tid;
+	}
+	closedir(tasks);
+	return found;
+}
+
+/*
+ * A process other than this one with one of the LU's device nodes open in any of its
+ * threads: 1, and which in @why.  A process whose open files cannot be read counts as one,
+ * since nothing proves that it does not: -1.  None: 0.
  */
 static int process_user(const struct lu_nodes *ln, char *why, size_t size)
 {
@@ -339,46 +526,18 @@ static int process_user(const struct lu_nodes *ln, char *why, size_t size)
 	long self = (long)getpid();
 	struct dirent *de;
 	int found = 0;
-	char path[64], comm[32];
 
 	if (!proc) {
 		snprintf(why, size, "cannot read /proc: %s", strerror(errno));
 		return -1;
 	}
 	while (!found && (de = readdir(proc))) {
-		struct dirent *f;
-		struct stat st;
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
-		DIR *fds;
-		int fdd;
 
 		if (*end || pid <= 0 || pid == self)
 			continue;
-		snprintf(path, sizeof(path), "%ld/fd", pid);
-		fdd = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fdd < 0 && errno == ENOENT)
-			continue;	/* exited */
-		if (fdd < 0 || !(fds = fdopendir(fdd))) {
-			int err = errno;
-
-			if (fdd >= 0)
-				close(fdd);
-			comm_of(dirfd(proc), de->d_name, comm, sizeof(comm));
-			snprintf(why, size, "cannot see the open files of process %ld (%s): %s",
-				 pid, comm, strerror(err));
-			found = -1;
-			break;
-		}
-		while (!found && (f = readdir(fds))) {
-			if (f->d_name[0] == '.' || fstatat(fdd, f->d_name, &st, 0) < 0 ||
-			    !in_nodes(ln, &st))
-				continue;
-			comm_of(dirfd(proc), de->d_name, comm, sizeof(comm));
-			snprintf(why, size, "open in process %ld (%s)", pid, comm);
-			found = 1;
-		}
-		closedir(fds);
+		found = task_user(dirfd(proc), pid, ln, why, size);
 	}
 	closedir(proc);
 	return found;
@@ -464,7 +623,7 @@ static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, bool *pas
 			goto fail;
 		}
 	}
-	if (loop_user(ln, why, size))
+	if (loop_user(ln, why, size) || kernel_user(ln, why, size))
 		goto fail;
 	r = process_user(ln, why, size);
 	if (r) {

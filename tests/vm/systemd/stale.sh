@@ -1,10 +1,11 @@
 #!/bin/sh
-# tap-plan: 32
+# tap-plan: 37
 # Sourced by run.sh.
 # stale_luns = remove, from the installed unit: a LUN the target no longer reports is
 # removed only when nothing uses it, in any way an administrator's host may use it (swap,
 # a mount in another namespace, btrfs, device mapper, loop, a process of another user, its
-# sg device), and the journal says why each one stays.  One open for a moment only (a udev
+# sg device, an nvmet namespace, a LIO fileio backstore, a process whose main thread has
+# exited), and the journal says why each one stays.  One open for a moment only (a udev
 # worker's probe, multipathd's checker) is looked at again, and removed once closed.  An
 # empty REPORT LUNS answer, which arrays give while they reconfigure, removes nothing.
 
@@ -48,14 +49,15 @@ check "no LUN was treated as stale" \
 check "all three LUNs are still there" lus_present 0 1 2
 echo 0 >"$SDEBUG/no_lun_0"
 
-# ---- ten LUNs, seven of them in use, one for a moment ----
+# ---- thirteen LUNs, ten of them in use, one for a moment ----
 sleep 3	# past the debounce window of the last scan
-echo 10 >"$SDEBUG/max_luns"
+echo 13 >"$SDEBUG/max_luns"
 touch_disk "$DISK"
-check "uaeventd scanned the target: LUNs 0 to 9" wait_for 90 lus_present 0 1 2 3 4 5 6 7 8 9
+check "uaeventd scanned the target: LUNs 0 to 12" \
+	wait_for 90 lus_present 0 1 2 3 4 5 6 7 8 9 10 11 12
 udevadm settle
-for n in 1 2 3 4 5 6 7 8 9; do eval "D$n=$(lu_disk $n)"; done
-tap_diag "LUN 1..9: $D1 $D2 $D3 $D4 $D5 $D6 $D7 $D8 $D9"
+for n in 1 2 3 4 5 6 7 8 9 10 11 12; do eval "D$n=$(lu_disk $n)"; done
+tap_diag "LUN 1..12: $D1 $D2 $D3 $D4 $D5 $D6 $D7 $D8 $D9 $D10 $D11 $D12"
 
 # The LUs share scsi_debug's one store: one partition table, a partition per use.
 printf 'size=16M\nsize=16M\nsize=160M\n' | sfdisk -q "/dev/$D1" >/dev/null 2>&1
@@ -86,6 +88,44 @@ sg_pid=$!
 # LUN 8: unused.  LUN 9: open until uaeventd has looked at it once, as a probe is.
 sleep 900 3<"/dev/$D9" &
 brief_pid=$!
+# Kernel users that open a device without claiming it (the O_EXCL hold succeeds):
+# LUN 10: an nvmet namespace's device (its block backend).  LUN 11: a LIO fileio
+# backstore's file, made through configfs alone, as a script may (no udev_path).
+modprobe nvmet
+modprobe target_core_file
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+NV=/sys/kernel/config/nvmet/subsystems/uae-stale-test
+FIO=/sys/kernel/config/target/core/fileio_9/uae_stale
+mkdir -p "$NV/namespaces/1" && echo "/dev/$D10" >"$NV/namespaces/1/device_path" &&
+	echo 1 >"$NV/namespaces/1/enable"
+mkdir -p "$FIO" && echo "fd_dev_name=/dev/$D11" >"$FIO/control" && echo 1 >"$FIO/enable"
+# LUN 12: open in a process whose main thread has exited (SYS_exit, that thread alone):
+# its other thread holds the file, and /proc/PID/fd lists nothing.
+python3 -c 'import ctypes, os, sys, threading, time
+os.open(sys.argv[1], os.O_RDONLY)
+threading.Thread(target=time.sleep, args=(900,)).start()
+ctypes.CDLL(None).syscall(60, 0)' "/dev/$D12" &
+thr_pid=$!
+kernel_and_thread_users() {
+	{
+		echo "nvmet: $(cat "$NV/namespaces/1/device_path" "$NV/namespaces/1/enable" 2>&1)"
+		echo "LIO: $(cat "$FIO/info" "$FIO/enable" 2>&1)"
+		echo "process $thr_pid fd: '$(ls "/proc/$thr_pid/fd" 2>&1)'; its threads':"
+		ls -l /proc/"$thr_pid"/task/*/fd/ 2>&1
+	} >"$SAW"
+	[ "$(cat "$NV/namespaces/1/enable")" = 1 ] && [ "$(cat "$FIO/enable")" = 1 ] &&
+		grep -q "File: /dev/$D11 " "$FIO/info" &&
+		[ -z "$(ls "/proc/$thr_pid/fd")" ] &&
+		thread_holds "$thr_pid" "$D12"
+}
+thread_holds() {	# PID DEV: a thread of process PID has /dev/DEV open
+	for f in /proc/"$1"/task/*/fd/*; do
+		[ "$(readlink "$f")" = "/dev/$2" ] && return 0
+	done
+	return 1
+}
+check "LUNs 10 to 12 in use: nvmet, LIO fileio, a thread of process $thr_pid (none in /proc/$thr_pid/fd)" \
+	wait_for 30 kernel_and_thread_users
 # holds PID DEV: process PID has /dev/DEV open as its descriptor 3.
 holds() { [ "$(readlink "/proc/$1/fd/3" 2>/dev/null)" = "/dev/$2" ]; }
 # in_use: every use is in place, the background holders' too (not after a fixed wait: the
@@ -131,7 +171,7 @@ check "LUN 9, open in a process for now, is not removed yet and looked at again"
 	wait_for 60 stale_wait 9
 kill "$brief_pid"
 check "closed, it is removed" wait_for 60 stale_entry 9 '.UAEVENTS_STALE == "removed"'
-for n in 1 2 3 4 5 6 7; do
+for n in 1 2 3 4 5 6 7 10 11 12; do
 	case $n in
 	1) what="mounted in another mount namespace"; reason='claimed by the kernel' ;;
 	2) what="active swap"; reason="an active swap area .${D2}2" ;;
@@ -140,17 +180,24 @@ for n in 1 2 3 4 5 6 7; do
 	5) what="backing $loopdev"; reason="backing file of ${loopdev#/dev/}" ;;
 	6) what="open in a process of uid 65534"; reason="open in process $nobody_pid " ;;
 	7) what="its sg device ($SG7) open"; reason="open .$SG7" ;;
+	10) what="an nvmet namespace's device"; reason="nvmet namespace uae-stale-test/namespaces/1" ;;
+	11) what="a LIO fileio backstore's file"; reason="LIO backstore fileio_9/uae_stale" ;;
+	12) what="open in a thread of process $thr_pid"; reason="open in process $thr_pid " ;;
 	esac
 	check "LUN $n ($what) is kept, and the journal says why" \
 		wait_for 30 stale_entry $n ".UAEVENTS_STALE == \"kept\" and
 			(.UAEVENTS_REASON | test(\"$reason\"))"
 done
-check "LUNs 1 to 7 are all still there" lus_present 1 2 3 4 5 6 7
+check "LUNs 1 to 7 and 10 to 12 are all still there" lus_present 1 2 3 4 5 6 7 10 11 12
 check "and still in use" in_use
 check "the btrfs still reads back" \
 	sh -c "grep -q data /mnt/btrfs/file || { dmesg | tail -n 25 >'$SAW'; false; }"
 check "uaeventd wrote no error" \
 	no_daemon_error "$cursor"
+# Their users gone, LUNs 10 to 12 are stale and unused: the next scan below removes them.
+kill -KILL "$thr_pid"
+echo 0 >"$NV/namespaces/1/enable"
+rmdir "$NV/namespaces/1" "$NV" "$FIO" "${FIO%/*}"
 
 # ---- a stop while a stale LUN waits to be looked at again: at once ----
 # The stale check's child sleeps between its looks at a LUN open for now (1, 2, 4 and 8 s
