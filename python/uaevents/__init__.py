@@ -16,6 +16,12 @@ as the C library and ``uaectl monitor``.
 Iterating blocks until the next event; ``Monitor.receive(timeout)`` waits at most that
 long and returns None.  ``Monitor.fileno()`` is a descriptor for select/poll/asyncio.
 Errors are ``OSError`` with the library's message.
+
+Threads: a Monitor may be used from any thread, by one at a time.  ``receive()`` (and
+iterating) while another thread is in ``receive()``, or ``close()`` while one is, raises
+``RuntimeError`` rather than free the subscription under it: stop the receiver first
+(give it a timeout, or close the monitor from the thread that receives).  Events are
+plain data, safe to hand to other threads.
 """
 
 import ctypes
@@ -24,6 +30,7 @@ import enum
 import errno as _errno
 import os
 import select
+import threading
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Mapping, Optional, Union
 
@@ -184,8 +191,11 @@ class Monitor:
     """
 
     _m = None  # until subscribed: close() and __del__ then have nothing to do
+    _receiving = False  # a thread is in receive(): the subscription is in use
+    _lock = None
 
     def __init__(self, since: Optional[int] = None, **filters: Filter):
+        self._lock = threading.Lock()
         m = _p()
         r = _monitor_new(ctypes.byref(m))
         if r < 0:
@@ -206,9 +216,16 @@ class Monitor:
             raise
 
     def close(self) -> None:
-        if self._m:
-            _monitor_unref(self._m)
-            self._m = None
+        """Unsubscribe; twice is fine.  RuntimeError while another thread is in receive()."""
+        if not self._lock:
+            return
+        with self._lock:
+            if self._receiving:
+                raise RuntimeError("the monitor is in receive() in another thread; "
+                                   "stop that first")
+            if self._m:
+                _monitor_unref(self._m)
+                self._m = None
 
     def __enter__(self) -> "Monitor":
         return self
@@ -239,8 +256,20 @@ class Monitor:
 
     def receive(self, timeout: Optional[float] = None) -> Optional[Event]:
         """The next event: waits up to ``timeout`` seconds (None: for ever, 0: not at all);
-        None when none came.  A malformed message is skipped (the library says so)."""
-        m = self._live()
+        None when none came.  A malformed message is skipped (the library says so).
+        RuntimeError while another thread is in receive() on this monitor."""
+        with self._lock:
+            m = self._live()
+            if self._receiving:
+                raise RuntimeError("the monitor is in receive() in another thread")
+            self._receiving = True
+        try:
+            return self._receive(m, timeout)
+        finally:
+            with self._lock:
+                self._receiving = False
+
+    def _receive(self, m, timeout: Optional[float]) -> Optional[Event]:
         poller = select.poll()
         poller.register(_monitor_fd(m), select.POLLIN)
         while True:

@@ -53,3 +53,42 @@ def test_closed_monitor_refuses():
 def test_several_values_of_one_key_are_alternatives():
     with uaevents.Monitor(kind=["ua", "error"], severity="fatal") as m:
         assert m.receive(timeout=0) is None
+
+
+def test_close_during_receive_is_refused():
+    """close() while another thread waits in receive() raises, and frees nothing under
+    it; once receive() has returned, close() works."""
+    import threading
+    import time
+
+    m = uaevents.Monitor(event="CAPACITY_DATA_HAS_CHANGED")
+    got, tid = [], []
+
+    def receiver():
+        tid.append(threading.get_native_id())
+        got.append(m.receive(timeout=3))
+
+    t = threading.Thread(target=receiver)
+    t.start()
+    # Until the receiver waits in poll(2) (system call 7 on x86-64), on the monitor's fd.
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with open(f"/proc/self/task/{tid[0]}/syscall") as f:
+                if f.read().split()[0] == "7":
+                    break
+        except (IndexError, OSError):
+            pass
+        assert time.monotonic() < deadline, "receive() never waited in poll()"
+        time.sleep(0.01)
+    with pytest.raises(RuntimeError, match="receive"):
+        m.close()
+    with pytest.raises(RuntimeError, match="receive"):
+        m.receive(timeout=0)
+    t.join(10)
+    assert not t.is_alive()
+    assert got == [None]
+    assert m.fileno() >= 0  # still subscribed
+    m.close()
+    with pytest.raises(ValueError):
+        m.receive(timeout=0)
