@@ -32,7 +32,8 @@ static int add_u64(struct json_object *o, const char *key, uint64_t value)
 	return 0;
 }
 
-struct json_object *uaed_owed_job(const char *job, const struct uaed_event *e)
+struct json_object *uaed_owed_job(const char *job, unsigned int reports,
+				  const struct uaed_event *e)
 {
 	struct json_object *o = json_object_new_object(), *ev = json_object_new_object();
 	int r = o && ev ? 0 : -ENOMEM;
@@ -48,6 +49,7 @@ struct json_object *uaed_owed_job(const char *job, const struct uaed_event *e)
 	r = r ?: add_str(ev, "devname", e->devname);
 	r = r ?: add_str(ev, "wwid", e->wwid);
 	r = r ?: add_str(o, "job", job);
+	r = r ?: add_u64(o, "reports", reports);
 	if (r == 0 && json_object_object_add(o, "event", ev) == 0)
 		return o;
 	json_object_put(ev);
@@ -78,10 +80,11 @@ static bool get_u64(struct json_object *o, const char *key, uint64_t max, uint64
 	return !errno && *value <= max;
 }
 
-int uaed_owed_job_parse(struct json_object *o, const char **job, struct uaed_event *e)
+int uaed_owed_job_parse(struct json_object *o, const char **job, unsigned int *reports,
+			struct uaed_event *e)
 {
 	struct json_object *j, *ev;
-	uint64_t host, channel, target;
+	uint64_t host, channel, target, n = 1;
 
 	memset(e, 0, sizeof(*e));
 	if (!json_object_object_get_ex(o, "job", &j) || !json_object_is_type(j, json_type_string) ||
@@ -99,9 +102,12 @@ int uaed_owed_job_parse(struct json_object *o, const char **job, struct uaed_eve
 	    !get_str(ev, "devname", e->devname, sizeof(e->devname)) ||
 	    !get_str(ev, "wwid", e->wwid, sizeof(e->wwid)))
 		return -EINVAL;
+	if (json_object_object_get_ex(o, "reports", NULL) && !get_u64(o, "reports", UINT32_MAX, &n))
+		return -EINVAL;
 	e->host = host;
 	e->channel = channel;
 	e->target = target;
+	*reports = n;
 	*job = json_object_get_string(j);
 	return 0;
 }

@@ -5,7 +5,7 @@
  * restart takes it up again.  The events themselves are not needed then: a job is
  * rebuilt from the fields of its event, a hook run from its environment.
  *
- *	{"job": "rescan-paths", "event": {"kind": "ua", "name": ..., "hctl": ..., ...}}
+ *	{"job": "rescan-paths", "reports": 2, "event": {"kind": "ua", "name": ..., ...}}
  *	{"hook": "CAPACITY_DATA_HAS_CHANGED-log", "env": ["PATH=...", "UAEVENTS_KIND=ua", ...]}
  */
 #ifndef UAED_OWED_H
@@ -15,10 +15,15 @@
 
 #include "event.h"
 
-/* {"job": @job, "event": @e}; NULL without memory. */
-struct json_object *uaed_owed_job(const char *job, const struct uaed_event *e);
-/* A job's name and its event (e->ev NULL): 0, or -EINVAL when @o is not a job. */
-int uaed_owed_job_parse(struct json_object *o, const char **job, struct uaed_event *e);
+/* {"job": @job, "reports": @reports, "event": @e}; NULL without memory. */
+struct json_object *uaed_owed_job(const char *job, unsigned int reports,
+				  const struct uaed_event *e);
+/*
+ * A job's name, the reports it answers (1 when not said) and its event (e->ev NULL): 0, or
+ * -EINVAL when @o is not a job.
+ */
+int uaed_owed_job_parse(struct json_object *o, const char **job, unsigned int *reports,
+			struct uaed_event *e);
 /* {"hook": @name, "env": @envp}; NULL without memory. */
 struct json_object *uaed_owed_hook(const char *name, char *const *envp);
 /*

@@ -64,6 +64,7 @@ struct pending {
 	char key[160];			/* "scan 2:0:0", "wwid naa...." or "dev 2:0:0:1" */
 	struct uaed_event e;		/* the first event that asked for it */
 	unsigned int reports;		/* events folded into it */
+	unsigned int owed;		/* reports a previous run logged and left it to answer */
 	sd_event_source *timer;
 	pid_t running;			/* the child doing it, 0 if none */
 	struct uaed_child proc;		/* that child and all it starts */
@@ -238,15 +239,15 @@ static int take_inventory(const struct uaed_rescan *ctx, const char *target,
  * each with its next command) or a newer change: nothing new listed, no scan.
  */
 static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event *e,
-			  unsigned int reports, bool verify)
+			  unsigned int reports, unsigned int owed, bool verify)
 {
 	struct inventory inv = { .listed = NULL };
 	struct uaed_lun *before = NULL;
 	char path[128], value[64], target[48], added[512] = "";
 	int r = 0, n, failed = 0, why = 0;
 	/* The reconciler's scan of a target with no LU here: no report, and quiet if in vain. */
-	bool probe = reports == 0, wildcard;
-	char lead[128];
+	bool probe = reports == 0 && owed == 0, wildcard;
+	char lead[160];
 
 	/* Before the scan: each LU pinned by its sysfs directory, with the WWID it has. */
 	snprintf(target, sizeof(target), "%u:%u:%u", e->host, e->channel, e->target);
@@ -346,7 +347,8 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 			 "scanned by the reconciler", target);
 	else
 		snprintf(lead, sizeof(lead), "scanned target %s after %u report(s) of changed "
-			 "LUN inventory", target, reports);
+			 "LUN inventory%s", target, reports,
+			 owed ? " and the ones the last run owed" : "");
 	sd_journal_send("MESSAGE=%s: added %s%s%s%s%s%s", lead, added[0] ? added : "none",
 			inv.left_out[0] ? "; left out (removed here lately) " : "", inv.left_out,
 			failed ? "; some could not be added (" : "", failed ? strerror(-why) : "",
@@ -686,7 +688,7 @@ static int run_action(struct pending *p)
 	switch (p->action) {
 	case SCAN_TARGET:
 	case EMPTY_TARGET:
-		return do_scan_target(p->r, &p->e, p->reports, p->verify);
+		return do_scan_target(p->r, &p->e, p->reports, p->owed, p->verify);
 	case RESCAN_WWID:
 		return do_rescan_wwid(p->r, &p->e, p->verify);
 	case RESCAN_DEVICE:
@@ -772,6 +774,7 @@ static void run_now(struct pending *p)
 	p->running = pid;
 	p->r->run[p->r->n_running++] = p;
 	p->reports = 0;
+	p->owed = 0;
 	p->verify = false;
 	p->killed = false;
 	r = sd_event_add_time_relative(p->r->loop, &p->deadline, CLOCK_MONOTONIC,
@@ -790,8 +793,12 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/*
+ * A report asks for work (@owed 0), or a previous run left work owed that answers @owed
+ * reports it logged (they are not this run's to count).
+ */
 static void request(struct uaed_rescan *r, enum action action, const char *key,
-		    const struct uaed_event *e)
+		    const struct uaed_event *e, unsigned int owed)
 {
 	struct pending *p = NULL, *free_slot = NULL;
 
@@ -810,7 +817,10 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 		/* A probe of an empty target adds nothing to a scan already on its way. */
 		if (action == EMPTY_TARGET)
 			return;
-		p->reports++;
+		if (owed)
+			p->owed += owed;
+		else
+			p->reports++;
 		r->changes++;
 		if (p->action == EMPTY_TARGET)
 			p->action = SCAN_TARGET;
@@ -843,7 +853,8 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 	p->used = true;
 	r->changes++;
 	p->action = action;
-	p->reports = action == EMPTY_TARGET ? 0 : 1;
+	p->reports = action == EMPTY_TARGET || owed ? 0 : 1;
+	p->owed = owed;
 	p->e = *e;
 	p->e.ev = NULL;
 	snprintf(p->key, sizeof(p->key), "%s", key);
@@ -972,7 +983,7 @@ static void probe_empty_targets(struct uaed_rescan *r, struct udev *udev)
 			    !target_has_lus(e.host, e.channel, e.target)) {
 				snprintf(key, sizeof(key), "scan %u:%u:%u", e.host, e.channel,
 					 e.target);
-				request(r, EMPTY_TARGET, key, &e);
+				request(r, EMPTY_TARGET, key, &e, 0);
 			}
 			udev_device_unref(dev);
 		}
@@ -1043,7 +1054,7 @@ static void reconcile_round(struct uaed_rescan *r)
 	probe_empty_targets(r, udev);
 	udev_unref(udev);
 	if (r->n_idle)
-		request(r, RECONCILE, "reconcile", &none);
+		request(r, RECONCILE, "reconcile", &none, 0);
 }
 
 static int on_reconcile(sd_event_source *s, uint64_t usec, void *userdata)
@@ -1119,7 +1130,7 @@ void uaed_rescan_event(struct uaed_rescan *r, const struct uaed_event *e)
 	if ((action == ALUA_STATE || action == RESCAN_WWID) && !e->wwid[0])
 		return;
 	key_of(action, e, key, sizeof(key));
-	request(r, action, key, e);
+	request(r, action, key, e, 0);
 }
 
 /*
@@ -1145,7 +1156,8 @@ int uaed_rescan_owed(const struct uaed_rescan *r, struct json_object *owed_work)
 
 		if (!owed(r->slot[i]))
 			continue;
-		o = uaed_owed_job(job_names[r->slot[i]->action], &r->slot[i]->e);
+		o = uaed_owed_job(job_names[r->slot[i]->action],
+				  r->slot[i]->reports + r->slot[i]->owed, &r->slot[i]->e);
 		if (!o || json_object_array_add(owed_work, o) < 0) {
 			json_object_put(o);
 			return -ENOMEM;
@@ -1156,12 +1168,13 @@ int uaed_rescan_owed(const struct uaed_rescan *r, struct json_object *owed_work)
 
 int uaed_rescan_resume(struct uaed_rescan *r, struct json_object *o, char *what, size_t size)
 {
+	unsigned int reports;
 	struct uaed_event e;
 	const char *job;
 	char key[160];
 	int action;
 
-	if (uaed_owed_job_parse(o, &job, &e) < 0)
+	if (uaed_owed_job_parse(o, &job, &reports, &e) < 0)
 		return -EINVAL;
 	for (action = 0; action < (int)(sizeof(job_names) / sizeof(job_names[0])); action++)
 		if (!strcmp(job, job_names[action]))
@@ -1175,6 +1188,7 @@ int uaed_rescan_resume(struct uaed_rescan *r, struct json_object *o, char *what,
 	snprintf(what, size, "%s", key);
 	if (!allowed(r, action, &e))
 		return -EPERM;
-	request(r, action, key, &e);
+	/* At least one: a job with none would be taken for the reconciler's probe. */
+	request(r, action, key, &e, reports ?: 1);
 	return 0;
 }

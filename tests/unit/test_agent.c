@@ -246,13 +246,14 @@ START_TEST(state_keeps_owed_work)
 				.devname = "sdb", .wwid = "t10.QEMU  \"odd\"\nwwid  " }, e2;
 	char *envp[] = { "PATH=/usr/bin", "UAEVENTS_KIND=ua", NULL }, *env2[8];
 	struct json_object *owed = json_object_new_array(), *got;
+	unsigned int reports;
 	const char *name;
 	FILE *f;
 	int lines = 0;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/state", dir);
-	json_object_array_add(owed, uaed_owed_job("rescan-paths", &e));
+	json_object_array_add(owed, uaed_owed_job("rescan-paths", 3, &e));
 	json_object_array_add(owed, uaed_owed_hook("CAPACITY_DATA_HAS_CHANGED-x", envp));
 	ck_assert_int_eq(uaed_state_save(path, &st, owed), 0);
 	json_object_put(owed);
@@ -268,16 +269,18 @@ START_TEST(state_keeps_owed_work)
 	ck_assert_int_eq(uaed_state_load_owed(path, &got), 0);
 	ck_assert_ptr_nonnull(got);
 	ck_assert_int_eq(json_object_array_length(got), 2);
-	ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, 0), &name, &e2), 0);
+	ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, 0), &name, &reports,
+					     &e2), 0);
 	ck_assert_str_eq(name, "rescan-paths");
+	ck_assert_uint_eq(reports, 3);
 	ck_assert_str_eq(e2.wwid, e.wwid);
 	ck_assert_str_eq(e2.hctl, e.hctl);
 	ck_assert_uint_eq(e2.lun, e.lun);
 	ck_assert_uint_eq(e2.target, 1);
 	ck_assert_ptr_null(e2.ev);
 	/* Not a job: a hook run. */
-	ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, 1), &name, &e2),
-			 -EINVAL);
+	ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, 1), &name, &reports,
+					     &e2), -EINVAL);
 	ck_assert_int_eq(uaed_owed_hook_parse(json_object_array_get_idx(got, 1), &name, env2, 7),
 			 0);
 	ck_assert_str_eq(name, "CAPACITY_DATA_HAS_CHANGED-x");
@@ -305,8 +308,8 @@ START_TEST(state_keeps_owed_work)
 	for (int i = 2; i < 4; i++)
 		ck_assert_int_eq(uaed_owed_hook_parse(json_object_array_get_idx(got, i), &name,
 						      env2, 7), -EINVAL);
-	ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, 4), &name, &e2),
-			 -EINVAL);
+	ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, 4), &name, &reports,
+					     &e2), -EINVAL);
 	json_object_put(got);
 
 	/* An older daemon's file: the state alone. */
