@@ -858,8 +858,13 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 	p->e = *e;
 	p->e.ev = NULL;
 	snprintf(p->key, sizeof(p->key), "%s", key);
+	/*
+	 * Owed work waited its window in the last run: it starts with the loop.  Reports the
+	 * replay brings fold into it, or, once it runs, ask for a second look.
+	 */
 	if (sd_event_add_time_relative(r->loop, &p->timer, CLOCK_MONOTONIC,
-				       (uint64_t)r->cfg->debounce_ms * 1000, 0, on_timer, p) < 0)
+				       owed ? 0 : (uint64_t)r->cfg->debounce_ms * 1000, 0, on_timer,
+				       p) < 0)
 		run_now(p);	/* no window then, but no report lost either */
 }
 

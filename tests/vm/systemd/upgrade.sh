@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 14
+# tap-plan: 18
 # Sourced by run.sh.
 # An administrator upgrades the packages with apt while events flow: uaeventd is
 # restarted by the package, its state and the administrator's configuration are kept, no
@@ -19,6 +19,20 @@ check "uaeventd has written its state file before the upgrade" wait_for 30 test 
 cursor=$(journal_cursor)
 instance=$(head -n 1 "$STATE" | cut -d' ' -f1)
 tap_diag "upgrading $old -> $new; uaeventd $pid; state $(cat "$STATE")"
+
+# A capacity change whose rescan is owed when the package restarts uaeventd: its window is
+# longer than the upgrade, so the old daemon cannot have done it.
+conf=/etc/uaevents/uaeventd.conf
+sed -i 's|^#debounce_ms = 2000$|debounce_ms = 600000|' "$conf"
+reload_cursor=$(journal_cursor)
+systemctl reload uaeventd
+check "reload: a window of 10 minutes" wait_for 20 reloaded_since "$reload_cursor"
+WWID=$(cat "/sys/block/$DISK/device/wwid")
+size=$(cat "/sys/block/$DISK/size")
+echo 1 >"$SDEBUG/virtual_gb"
+touch_disk "$DISK"
+check "the state file holds the rescan of $WWID as owed work" \
+	wait_for 60 sh -c "cp $STATE '$SAW'; grep -q '\"job\":\"rescan-paths\"' $STATE"
 
 # Events flow during the whole upgrade: an error event every 0.2 s.
 rm -f /tmp/stop-flow
@@ -66,6 +80,23 @@ check "every event raised during the upgrade is in the journal exactly once" \
 	wait_for 60 logged_once "$first" "$last" error
 check "the state file kept its instance and holds the last event (or a later one)" \
 	wait_for 30 sh -c "read i s <$STATE && [ \$i = $instance ] && [ \$s -ge $last ]"
+resumed_and_grown() {
+	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_ACTION=owed-resumed >"$SAW"
+	echo "size $(cat "/sys/block/$DISK/size"), was $size" >>"$SAW"
+	jq -e -s --arg w "wwid $WWID" 'any(.[]; .UAEVENTS_JOB == $w)' "$SAW" >/dev/null &&
+		[ "$(cat "/sys/block/$DISK/size")" -gt "$size" ]
+}
+check "the new uaeventd takes up the owed rescan: the path reaches the new size" \
+	wait_for 90 resumed_and_grown
+rescanned_once() {
+	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_ACTION=rescan-paths "UAEVENTS_WWID=$WWID" >"$SAW"
+	[ "$(jq -s length "$SAW")" -eq 1 ]
+}
+check "with one path rescan" rescanned_once
+sed -i 's|^debounce_ms = 600000$|#debounce_ms = 2000|' "$conf"
+systemctl reload uaeventd
 check "the administrator's edit of uaeventd.conf is kept (a conffile)" \
 	grep -qx "# kept across upgrades (uaevents test)" /etc/uaevents/uaeventd.conf
 kver=$(uname -r)
