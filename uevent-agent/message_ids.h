@@ -46,6 +46,9 @@ static const struct uae_message_id uae_message_ids[] = {
 	  "97ab5a4c3f8b4deb81576f77c61a4dbf", LOG_CRIT },
 	{ UAE_EVENT_ERROR, NULL, "a427f555eda44779ab72fd6962f178ea", -1 },
 	{ UAE_EVENT_TIMEOUT, NULL, "b838bd1fe3b64cb0ae93fcfcbee190f3", LOG_WARNING },
+	/* The pool is full whichever path the write took: the same entry, through SG_IO too. */
+	{ UAE_EVENT_SGIO, "SPACE_ALLOCATION_FAILED_WRITE_PROTECT",
+	  "97ab5a4c3f8b4deb81576f77c61a4dbf", LOG_CRIT },
 	{ UAE_EVENT_SGIO, NULL, "88259f26cb6b4282b9a4d58ab2dd8b3d", LOG_NOTICE },
 	{ UAE_EVENT_GAP, NULL, "4c634f9d338d4bffad10e699b1bf4a31", LOG_ERR },
 };

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 12
+# tap-plan: 13
 # Sourced by run.sh.
 # In Debian 12 with systemd as PID 1 and the packages installed: uaeventd from its own
 # unit, its hardening, journald and the package's catalog.
@@ -81,6 +81,18 @@ catalog_text=$(grep -m 1 "^Add capacity to the pool" /usr/lib/systemd/catalog/ua
 	cut -c 1-40)
 check "journalctl -x shows the package's catalog text with it ('$catalog_text')" \
 	sh -c "journalctl -x -u uaeventd --no-pager | grep -qF '$catalog_text'"
+# A write the full pool refused, sent through SG_IO (a database's or a cluster's own I/O):
+# the same alert as through the block layer, not SG_IO's generic notice.
+sgio_cursor=$(journal_cursor)
+uaectl inject --hctl "$HCTL" --sense 700007000000000a00000000270700000000 --kind sgio
+space_alert_via_sgio() {
+	journalctl --cursor "$sgio_cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_KIND=sgio >"$SAW"
+	jq -e -s 'any(.[]; .MESSAGE_ID == "97ab5a4c3f8b4deb81576f77c61a4dbf" and
+		.PRIORITY == "2")' "$SAW" >/dev/null
+}
+check "space allocation failed through SG_IO: the pool-full MESSAGE_ID, at crit" \
+	wait_for 30 space_alert_via_sgio
 # The UAs that need an administrator: a cluster node fenced from the LU, an ALUA transition
 # the array could not make.  Each has its own MESSAGE_ID, priority and catalog text.
 # ua_entry ASCQ MESSAGE_ID PRIORITY CATALOG-LINE: a 2Ah/ASCQ UA (real on 6.12, injected on
