@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,6 +22,8 @@
 
 /* Removals remembered; the oldest is forgotten first.  More than CSI drivers do at once. */
 #define REMEMBERED 1024
+/* SCSI devices this host had at the last look: beyond that, removals may go unseen. */
+#define PRESENT_MAX 16384
 /* A mark older than this is left over from a child killed before it cleaned up. */
 #define OWN_MARK_S 120
 
@@ -37,6 +40,13 @@ struct uaed_removals {
 	struct uaed_paths *paths;	/* told of every device added, removed or changed */
 	unsigned int next;
 	struct removal seen[REMEMBERED];
+	/*
+	 * The devices the host had as of the last uevent or look (sorted): one of them gone
+	 * with no remove uevent seen (lost to an overflow, or while no uaeventd ran) was
+	 * removed all the same.
+	 */
+	char (*present)[32];
+	unsigned int n_present;
 };
 
 static uint64_t now_usec(void)
@@ -62,7 +72,7 @@ static bool own(const char *hctl)
 	return fresh;
 }
 
-static bool note(struct uaed_removals *r, const char *hctl)
+static bool note(struct uaed_removals *r, const char *hctl, const char *when)
 {
 	struct removal *slot = NULL;
 
@@ -75,8 +85,8 @@ static bool note(struct uaed_removals *r, const char *hctl)
 		slot = &r->seen[r->next++ % REMEMBERED];
 	snprintf(slot->hctl, sizeof(slot->hctl), "%s", hctl);
 	slot->usec = now_usec();
-	sd_journal_send("MESSAGE=LUN %s was removed on this host, not by uaeventd: target scans "
-			"leave it out for [rescan] removal_grace_s", hctl,
+	sd_journal_send("MESSAGE=LUN %s was removed on this host%s, not by uaeventd: target "
+			"scans leave it out for [rescan] removal_grace_s", hctl, when,
 			"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
 			"UAEVENTS_ACTION=removed-elsewhere", "UAEVENTS_HCTL=%s", hctl, NULL);
 	return true;
@@ -126,6 +136,9 @@ static void save(const struct uaed_removals *r)
 	for (unsigned int i = 0; i < REMEMBERED; i++)
 		if (r->seen[i].usec)
 			fprintf(f, "%s %" PRIu64 "\n", r->seen[i].hctl, r->seen[i].usec);
+	/* A line an older uaeventd skips (its second word is no number). */
+	for (unsigned int i = 0; i < r->n_present; i++)
+		fprintf(f, "present %s\n", r->present[i]);
 	err = ferror(f) ? EIO : 0;
 	if (fclose(f) && !err)
 		err = errno;
@@ -136,6 +149,95 @@ static void save(const struct uaed_removals *r)
 		uaed_log_errno(LOG_WARNING, err, "uaeventd: cannot write %s: %m; a restart "
 			       "forgets the LUNs removed by other tools", r->file);
 	}
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static bool is_present(const struct uaed_removals *r, const char *hctl)
+{
+	return r->n_present &&
+	       bsearch(hctl, r->present, r->n_present, sizeof(r->present[0]), by_name);
+}
+
+static void add_present(struct uaed_removals *r, const char *hctl)
+{
+	unsigned int i;
+
+	if (strlen(hctl) >= sizeof(r->present[0]) || is_present(r, hctl) ||
+	    r->n_present == PRESENT_MAX)
+		return;
+	if (!r->present) {
+		r->present = calloc(PRESENT_MAX, sizeof(r->present[0]));
+		if (!r->present)
+			return;
+	}
+	for (i = r->n_present; i > 0 && strcmp(r->present[i - 1], hctl) > 0; i--)
+		memcpy(r->present[i], r->present[i - 1], sizeof(r->present[0]));
+	snprintf(r->present[i], sizeof(r->present[0]), "%s", hctl);
+	r->n_present++;
+}
+
+static void drop_present(struct uaed_removals *r, const char *hctl)
+{
+	char (*at)[32] = r->n_present ? bsearch(hctl, r->present, r->n_present,
+						 sizeof(r->present[0]), by_name) : NULL;
+
+	if (!at)
+		return;
+	memmove(at, at + 1, (r->present + r->n_present - (at + 1)) * sizeof(*at));
+	r->n_present--;
+}
+
+/*
+ * The devices the host has now against those it had at the last look: one gone without a
+ * remove uevent seen (@when says why it could not be) was removed, by someone other than
+ * uaeventd unless it marked it as its own; one whose host went is not (forget_host).  True
+ * when a removal was noted.  Then the host's devices as they are now.
+ */
+static bool look_again(struct uaed_removals *r, const char *when)
+{
+	DIR *d = opendir("/sys/bus/scsi/devices");
+	char (*was)[32] = r->present;
+	unsigned int n_was = r->n_present;
+	struct dirent *de;
+	bool noted = false;
+
+	if (!d)
+		return false;
+	r->present = calloc(PRESENT_MAX, sizeof(r->present[0]));
+	r->n_present = 0;
+	while (r->present && (de = readdir(d)) && r->n_present < PRESENT_MAX) {
+		unsigned int h, c, t;
+		unsigned long long l;
+		char end;
+
+		if (sscanf(de->d_name, "%u:%u:%u:%llu%c", &h, &c, &t, &l, &end) == 4 &&
+		    strlen(de->d_name) < sizeof(r->present[0]))
+			snprintf(r->present[r->n_present++], sizeof(r->present[0]), "%s",
+				 de->d_name);
+	}
+	closedir(d);
+	if (!r->present) {	/* no memory: as it was */
+		r->present = was;
+		r->n_present = n_was;
+		return false;
+	}
+	qsort(r->present, r->n_present, sizeof(r->present[0]), by_name);
+	for (unsigned int i = 0; i < n_was; i++) {
+		unsigned int host;
+		char path[64];
+
+		if (is_present(r, was[i]) || sscanf(was[i], "%u:", &host) != 1)
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/scsi_host/host%u", host);
+		if (access(path, F_OK) == 0)
+			noted |= note(r, was[i], when);
+	}
+	free(was);
+	return noted;
 }
 
 /* What an earlier instance saw in this boot, on hosts that are still there. */
@@ -157,9 +259,15 @@ static void load(struct uaed_removals *r)
 		fclose(f);
 		return;
 	}
-	while (fgets(line, sizeof(line), f) && r->next < REMEMBERED) {
+	while (fgets(line, sizeof(line), f)) {
 		char path[64];
 
+		if (sscanf(line, "present %31s", hctl) == 1) {
+			add_present(r, hctl);
+			continue;
+		}
+		if (r->next == REMEMBERED)
+			continue;
 		if (sscanf(line, "%31s %" SCNu64, hctl, &usec) != 2 || !usec ||
 		    sscanf(hctl, "%u:", &host) != 1)
 			continue;
@@ -201,9 +309,15 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 
 		if (action && devtype && !strcmp(devtype, "scsi_device") && may_move_wwids(dev, action))
 			uaed_paths_invalidate(r->paths);
+		if (action && devtype && !strcmp(action, "add") && !strcmp(devtype, "scsi_device")) {
+			add_present(r, udev_device_get_sysname(dev));
+			changed = true;
+		}
 		if (action && devtype && !strcmp(action, "remove") &&
-		    !strcmp(devtype, "scsi_device"))
-			changed |= note(r, udev_device_get_sysname(dev));
+		    !strcmp(devtype, "scsi_device")) {
+			changed |= note(r, udev_device_get_sysname(dev), "");
+			drop_present(r, udev_device_get_sysname(dev));
+		}
 		/* Its number is given to the next host added, which is other storage. */
 		else if (action && devtype && !strcmp(action, "remove") &&
 			 !strcmp(devtype, "scsi_host"))
@@ -211,8 +325,11 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		udev_device_unref(dev);
 	}
 	/* The socket overflowed (ENOBUFS): what was lost may have been a device's. */
-	if (n <= 256 && errno != EAGAIN && errno != EINTR)
+	if (n <= 256 && errno != EAGAIN && errno != EINTR) {
 		uaed_paths_invalidate(r->paths);
+		changed |= look_again(r, " (its uevent was lost to an overflow)");
+		changed = true;
+	}
 	/* Once per batch: a CSI driver removing hundreds is one write, not hundreds. */
 	if (changed)
 		save(r);
@@ -232,6 +349,9 @@ int uaed_removals_new(struct uaed_removals **ret, sd_event *loop, const char *st
 	snprintf(dir, sizeof(dir), "%s", state_file);
 	snprintf(r->file, sizeof(r->file), "%s/removals", dirname(dir));
 	load(r);
+	/* What went while no uaeventd ran (in this boot: load() knew the devices then). */
+	look_again(r, " while uaeventd was not running");
+	save(r);
 	/* Its own marks go here, in the unit's RuntimeDirectory= (made here without one). */
 	if ((mkdir("/run/uaevents", 0755) < 0 && errno != EEXIST) ||
 	    (mkdir(UAED_OWN_REMOVALS_DIR, 0700) < 0 && errno != EEXIST))
@@ -271,8 +391,21 @@ struct uaed_removals *uaed_removals_free(struct uaed_removals *r)
 	sd_event_source_disable_unref(r->source);
 	udev_monitor_unref(r->monitor);
 	udev_unref(r->udev);
+	free(r->present);
 	free(r);
 	return NULL;
+}
+
+void uaed_removals_reload(struct uaed_removals *r)
+{
+	if (!r)
+		return;
+	memset(r->seen, 0, sizeof(r->seen));
+	r->next = 0;
+	free(r->present);
+	r->present = NULL;
+	r->n_present = 0;
+	load(r);
 }
 
 long uaed_removals_recent(const struct uaed_removals *r, const char *hctl, unsigned int grace_s)

@@ -7,8 +7,9 @@
  * removals of stale LUNs, done in a rescan child, are marked in UAED_OWN_REMOVALS_DIR just
  * before the write to "delete" and do not count.  When a host goes, what was removed behind
  * it is forgotten: its number is given to the next host added, which is other storage.
- * They are kept across restarts of the daemon within one boot (beside the state file);
- * removals made while no uaeventd runs are not seen.
+ * They are kept across restarts of the daemon within one boot (beside the state file),
+ * with the devices the host had: one gone whose remove uevent was not seen (lost to an
+ * overflow of the uevent socket, or made while no uaeventd ran) counts as removed too.
  */
 #ifndef UAED_REMOVALS_H
 #define UAED_REMOVALS_H
@@ -35,6 +36,11 @@ struct uaed_removals *uaed_removals_free(struct uaed_removals *r);
  */
 long uaed_removals_recent(const struct uaed_removals *r, const char *hctl,
 			  unsigned int grace_s);
+/*
+ * In a rescan child, just before it decides what to add: the removals as the daemon has
+ * written them since the child started.
+ */
+void uaed_removals_reload(struct uaed_removals *r);
 /* Whether a device whose name starts with @prefix ("H:C:T:") was, within @grace_s. */
 bool uaed_removals_recent_prefix(const struct uaed_removals *r, const char *prefix,
 				 unsigned int grace_s);

@@ -194,6 +194,8 @@ static int take_inventory(const struct uaed_rescan *ctx, const char *target,
 	if (m < 0)
 		return m;
 	inv->n_listed = m;
+	/* Removals the daemon saw since this child started count too (a CSI driver's). */
+	uaed_removals_reload(ctx->removals);
 	for (int j = 0; j < m; j++) {
 		char hctl[80];
 		long ago;

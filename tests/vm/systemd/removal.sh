@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 15
+# tap-plan: 20
 # Sourced by run.sh.  A LUN removed on this host by someone else (here an administrator
 # writing "delete", as CSI drivers do) and still reported by its target is not added back
 # by uaeventd's target scan within [rescan] removal_grace_s, also after a restart of the
@@ -55,6 +55,21 @@ check "after a restart of uaeventd, LUN 3, mapped meanwhile, is added" \
 	wait_for 60 has_luns "0 2 3"
 check "and LUN 1 is still left out, and the journal says why" entry scan-left-out "$target:1"
 check "and LUN 1 stays away" wait_for 60 stays_away "0 2 3"
+# A removal made while no uaeventd runs (a CSI driver detaching during an upgrade) is
+# seen at its next start, from the devices the host had when it stopped.
+systemctl stop uaeventd
+echo 1 >"/sys/class/scsi_device/$target:2/device/delete"
+check "uaeventd stopped, LUN 2 deleted by hand" \
+	wait_for 20 sh -c "! test -e /sys/class/scsi_device/$target:2"
+cursor=$(journal_cursor)
+systemctl start uaeventd
+check "started again, uaeventd notes the removal of LUN 2, made while it was down" \
+	wait_for 30 entry removed-elsewhere "$target:2"
+echo 5 >"$SDEBUG/max_luns"
+touch_disk "$DISK"
+check "LUN 4, mapped meanwhile, is added" wait_for 60 has_luns "0 3 4"
+check "and LUN 2 is left out, and the journal says why" entry scan-left-out "$target:2"
+check "and LUN 2 stays away" wait_for 60 stays_away "0 3 4"
 # The host goes (its number is reused by the next one): what was removed behind it is
 # forgotten, and a new scsi_debug host's LUN 1 at the same address is scanned as usual.
 check "scsi_debug unloaded" wait_for 30 modprobe -r scsi_debug
