@@ -122,6 +122,9 @@ static void close_hooks(struct uaed_hooks *h)
 	h->n = 0;
 }
 
+static void close_output(struct running *run);
+static void free_running(struct running *run);
+
 void uaed_hooks_free(struct uaed_hooks *h)
 {
 	struct job *j;
@@ -131,6 +134,16 @@ void uaed_hooks_free(struct uaed_hooks *h)
 	while ((j = h->queue)) {
 		h->queue = j->next;
 		free_job(j);
+	}
+	/* Still running at exit: their children are the unit's to stop. */
+	while (h->runs) {
+		struct running *run = h->runs;
+
+		h->runs = run->next;
+		close_output(run);
+		sd_event_source_disable_unref(run->child);
+		sd_event_source_disable_unref(run->timer);
+		free_running(run);
 	}
 	close_hooks(h);
 	sd_event_unref(h->loop);
@@ -250,7 +263,7 @@ static int build_env(struct job *j, const struct uaed_event *e, const char *mail
 	char buf[32];
 	int n = 0, r = 0;
 
-	r |= add_env(j, &n, "PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+	r |= add_env(j, &n, "PATH", UAED_HOOK_PATH + strlen("PATH="));
 	r |= add_env(j, &n, "UAEVENTS_KIND", e->kind);
 	r |= add_env(j, &n, "UAEVENTS_EVENT", e->name);
 	r |= add_env(j, &n, "UAEVENTS_CATEGORY", e->category);
@@ -637,7 +650,8 @@ int uaed_hooks_owed(const struct uaed_hooks *h, struct json_object *owed)
 	return r;
 }
 
-int uaed_hooks_resume(struct uaed_hooks *h, struct json_object *owed, char *what, size_t size)
+int uaed_hooks_resume(struct uaed_hooks *h, struct json_object *owed, char *what, size_t size,
+		      bool this_boot)
 {
 	struct job *j = calloc(1, sizeof(*j));
 	const char *name;
@@ -652,8 +666,8 @@ int uaed_hooks_resume(struct uaed_hooks *h, struct json_object *owed, char *what
 		return r;
 	}
 	snprintf(what, size, "hook %s", name);
-	r = -ENOENT;
-	for (unsigned int i = 0; i < h->n; i++)
+	r = this_boot ? -ENOENT : -ESTALE;
+	for (unsigned int i = 0; this_boot && i < h->n; i++)
 		if (!strcmp(h->hooks[i].name, name)) {
 			j->fd = fcntl(h->hooks[i].fd, F_DUPFD_CLOEXEC, 3);
 			r = j->fd < 0 ? -errno : 0;

@@ -6,6 +6,7 @@
 #ifndef UAED_HOOKS_H
 #define UAED_HOOKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,9 @@
 #include "event.h"
 
 struct uaed_hooks;
+
+/* A hook's PATH, as every hook gets it. */
+#define UAED_HOOK_PATH "PATH=/usr/sbin:/usr/bin:/sbin:/bin"
 
 int uaed_hooks_new(struct uaed_hooks **ret, sd_event *loop);
 void uaed_hooks_free(struct uaed_hooks *h);
@@ -39,9 +43,11 @@ uint64_t uaed_hooks_changes(const struct uaed_hooks *h);
 /*
  * Queue a run a previous run owed, with the environment it had, by the hook's name in the
  * folder as read now; "hook NAME" into @what (for the journal).  0; -EINVAL when @owed is
- * not a hook run; -ENOENT when no such hook is there now; -ENOBUFS when the queue is full.
+ * not a hook run; -ENOENT when no such hook is there now; -ENOBUFS when the queue is full;
+ * -ESTALE when not @this_boot (its devices' names may be another's now).
  */
-int uaed_hooks_resume(struct uaed_hooks *h, struct json_object *owed, char *what, size_t size);
+int uaed_hooks_resume(struct uaed_hooks *h, struct json_object *owed, char *what, size_t size,
+		      bool this_boot);
 
 struct uaed_hooks_stats {
 	unsigned int running, queued;

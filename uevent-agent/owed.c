@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <inttypes.h>
+
+#include <systemd/sd-id128.h>
+
+#include "hooks.h"
 #include "owed.h"
 
 static int add_str(struct json_object *o, const char *key, const char *value)
@@ -73,11 +78,12 @@ static bool get_u64(struct json_object *o, const char *key, uint64_t max, uint64
 {
 	struct json_object *v;
 
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+	/* json-c keeps a negative number as int64: json_object_get_uint64() would give 0. */
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 0)
 		return false;
-	errno = 0;
 	*value = json_object_get_uint64(v);
-	return !errno && *value <= max;
+	return *value <= max;
 }
 
 int uaed_owed_job_parse(struct json_object *o, const char **job, unsigned int *reports,
@@ -85,6 +91,7 @@ int uaed_owed_job_parse(struct json_object *o, const char **job, unsigned int *r
 {
 	struct json_object *j, *ev;
 	uint64_t host, channel, target, n = 1;
+	char hctl[sizeof(e->hctl)];
 
 	memset(e, 0, sizeof(*e));
 	if (!json_object_object_get_ex(o, "job", &j) || !json_object_is_type(j, json_type_string) ||
@@ -107,6 +114,11 @@ int uaed_owed_job_parse(struct json_object *o, const char **job, unsigned int *r
 	e->host = host;
 	e->channel = channel;
 	e->target = target;
+	/* Its address is the one its numbers give, its disk a name: both go into sysfs paths. */
+	snprintf(hctl, sizeof(hctl), "%u:%u:%u:%" PRIu64, e->host, e->channel, e->target, e->lun);
+	if (strcmp(hctl, e->hctl) || strchr(e->devname, '/') || !strcmp(e->devname, "..") ||
+	    !strcmp(e->devname, "."))
+		return -EINVAL;
 	*reports = n;
 	*job = json_object_get_string(j);
 	return 0;
@@ -133,17 +145,25 @@ struct json_object *uaed_owed_hook(const char *name, char *const *envp)
 	return NULL;
 }
 
-/* What a hook's environment holds (hooks.c): "KEY=value", printable ASCII, no shell's. */
+/*
+ * What a hook's environment holds (hooks.c): PATH as uaeventd sets it, and UAEVENTS_*
+ * variables whose values are as uaed_sanitize() leaves them (printable, no shell's
+ * characters).  Nothing else (LD_PRELOAD=, BASH_ENV=...) reaches a hook from the file.
+ */
 static bool env_string(const char *s)
 {
 	const char *eq = strchr(s, '=');
+	char clean[256];
 
-	if (!eq || eq == s)
+	if (!strcmp(s, UAED_HOOK_PATH))
+		return true;
+	if (!eq || strncmp(s, "UAEVENTS_", 9) || eq - s == 9)
 		return false;
-	for (const char *c = s; *c; c++)
-		if (*c < 0x20 || *c > 0x7e)
+	for (const char *c = s; c < eq; c++)
+		if (!((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
 			return false;
-	return true;
+	uaed_sanitize(eq + 1, clean, sizeof(clean));
+	return !strcmp(clean, eq + 1);
 }
 
 int uaed_owed_hook_parse(struct json_object *o, const char **name, char **envp, size_t max)
@@ -173,5 +193,50 @@ int uaed_owed_hook_parse(struct json_object *o, const char **name, char **envp, 
 		envp[i + 1] = NULL;
 	}
 	*name = json_object_get_string(h);
+	return 0;
+}
+
+int uaed_owed_meta(struct json_object *owed, const struct uaed_state *acted)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_object();
+	char boot[SD_ID128_STRING_MAX], instance[17];
+	sd_id128_t id;
+	int r = o && a ? 0 : -ENOMEM;
+
+	r = r ?: sd_id128_get_boot(&id);
+	snprintf(instance, sizeof(instance), "%016" PRIx64, acted->instance);
+	r = r ?: add_str(a, "instance", instance);
+	r = r ?: add_u64(a, "seq", acted->seq);
+	r = r ?: add_str(o, "boot", r ? "" : sd_id128_to_string(id, boot));
+	if (r == 0 && json_object_object_add(o, "acted", a) == 0) {
+		a = NULL;
+		if (json_object_array_add(owed, o) == 0)
+			return 0;
+		r = -ENOMEM;
+	}
+	json_object_put(a);
+	json_object_put(o);
+	return r < 0 ? r : -ENOMEM;
+}
+
+int uaed_owed_meta_parse(struct json_object *o, struct uaed_state *acted)
+{
+	char boot[SD_ID128_STRING_MAX], now[SD_ID128_STRING_MAX], instance[17], *end;
+	struct json_object *a;
+	sd_id128_t id;
+	uint64_t seq;
+
+	if (!get_str(o, "boot", boot, sizeof(boot)) ||
+	    !json_object_object_get_ex(o, "acted", &a) ||
+	    !get_str(a, "instance", instance, sizeof(instance)) ||
+	    !get_u64(a, "seq", UINT64_MAX, &seq))
+		return -EINVAL;
+	if (sd_id128_get_boot(&id) < 0 || strcmp(boot, sd_id128_to_string(id, now)))
+		return -ESTALE;
+	errno = 0;
+	acted->instance = strtoull(instance, &end, 16);
+	if (errno || *end || !instance[0])
+		return -EINVAL;
+	acted->seq = seq;
 	return 0;
 }

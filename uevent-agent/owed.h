@@ -14,6 +14,16 @@
 #include <json-c/json.h>
 
 #include "event.h"
+#include "state.h"
+
+/*
+ * The first piece of the owed work: {"boot": ID, "acted": {"instance": HEX, "seq": N}}, the
+ * boot the work is of (a device's name means nothing in another) and the last event whose
+ * actions were handed out.  0 or -ENOMEM.
+ */
+int uaed_owed_meta(struct json_object *owed, const struct uaed_state *acted);
+/* 0 with *@acted, for this boot; -ESTALE: of an earlier boot; -EINVAL: not that piece. */
+int uaed_owed_meta_parse(struct json_object *o, struct uaed_state *acted);
 
 /* {"job": @job, "reports": @reports, "event": @e}; NULL without memory. */
 struct json_object *uaed_owed_job(const char *job, unsigned int reports,

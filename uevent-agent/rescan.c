@@ -1173,7 +1173,8 @@ int uaed_rescan_owed(const struct uaed_rescan *r, struct json_object *owed_work)
 	return 0;
 }
 
-int uaed_rescan_resume(struct uaed_rescan *r, struct json_object *o, char *what, size_t size)
+int uaed_rescan_resume(struct uaed_rescan *r, struct json_object *o, char *what, size_t size,
+		       bool this_boot)
 {
 	unsigned int reports;
 	struct uaed_event e;
@@ -1193,6 +1194,8 @@ int uaed_rescan_resume(struct uaed_rescan *r, struct json_object *o, char *what,
 		return -EINVAL;
 	key_of(action, &e, key, sizeof(key));
 	snprintf(what, size, "%s", key);
+	if (!this_boot)
+		return -ESTALE;
 	if (!allowed(r, action, &e))
 		return -EPERM;
 	/* At least one: a job with none would be taken for the reconciler's probe. */

@@ -33,9 +33,10 @@ uint64_t uaed_rescan_changes(const struct uaed_rescan *r);
 /*
  * Take up a job a previous run owed, as a new report of its event; its key into @what
  * (for the journal).  0; -EINVAL when @owed is not such a job; -EPERM when the
- * configuration no longer allows it (rescans off, or its target not in the allow-list).
+ * configuration no longer allows it (rescans off, or its target not in the allow-list);
+ * -ESTALE when not @this_boot (the host's numbering may be another's now).
  */
 int uaed_rescan_resume(struct uaed_rescan *r, struct json_object *owed, char *what,
-		       size_t size);
+		       size_t size, bool this_boot);
 
 #endif /* UAED_RESCAN_H */

@@ -32,6 +32,7 @@
 #include "hooks.h"
 #include "log.h"
 #include "message_ids.h"
+#include "owed.h"
 #include "metrics.h"
 #include "rescan.h"
 #include "state.h"
@@ -185,6 +186,13 @@ struct daemon {
 	bool state_dirty;
 	/* What the state file's owed work was written from (owed.h): rewritten on change. */
 	uint64_t rescan_changes, hooks_changes;
+	sd_event_source *save_timer;	/* work done: written within a second */
+	/*
+	 * The last event whose actions were handed out (to owed work, or none was due): kept
+	 * with the owed work, apart from the state, which stays behind an event journald
+	 * could not take.
+	 */
+	struct uaed_state acted;
 	/*
 	 * Events up to here (of the state's instance) are in the journal already, logged by
 	 * an instance killed before its state file said so: replayed for their actions, not
@@ -255,26 +263,50 @@ static void log_module(struct uae_event *ev)
 			"UAEVENTS_MODULE_INSTANCE=%016" PRIx64, instance, NULL);
 }
 
+/*
+ * Whether the actions @ev calls for are still to be handed out: not when the state file
+ * says an earlier run did (they are owed work there, or done), which a replay from an
+ * older state meets after a journal failure.  Marks them handed out.
+ */
+static bool to_act_on(struct daemon *d, struct uae_event *ev)
+{
+	uint64_t instance = uae_event_get_instance(ev), seq = uae_event_get_seq(ev);
+
+	if (uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK) {
+		d->state_dirty = true;	/* the work it makes is written at once */
+		return true;
+	}
+	if (instance == d->acted.instance && seq <= d->acted.seq)
+		return false;
+	d->acted.instance = instance;
+	d->acted.seq = seq;
+	d->state_dirty = true;
+	return true;
+}
+
 static void handle_event(struct daemon *d, struct uae_event *ev)
 {
 	struct uaed_event e;
+	bool act;
 	int r;
 
 	if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {
 		log_module(ev);
 		return;
 	}
+	act = to_act_on(d, ev) && uae_event_get_kind(ev) != UAE_EVENT_GAP &&
+	      /* A test event, which anyone with CAP_SYS_ADMIN can make, moves nothing. */
+	      (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED) || d->cfg.act_on_injected);
 	if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK) &&
 	    uae_event_get_instance(ev) == d->state.instance &&
 	    uae_event_get_seq(ev) <= d->logged_through) {
-		/* Its actions were never recorded; its entry and its count were. */
+		/* In the journal already, its count too; its actions, if any, were not handed out. */
 		d->state.seq = uae_event_get_seq(ev);
 		d->state_dirty = true;
-		if (uae_event_get_kind(ev) == UAE_EVENT_GAP ||
-		    ((uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED) && !d->cfg.act_on_injected))
-			return;
-		from_module_event(ev, &e);
-		act_on(d, &e);
+		if (act) {
+			from_module_event(ev, &e);
+			act_on(d, &e);
+		}
 		return;
 	}
 	r = uae_event_get_kind(ev) == UAE_EVENT_GAP ? log_gap(ev) : log_event(ev, d->floods);
@@ -299,10 +331,8 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 		d->state.seq = uae_event_get_seq(ev);
 		d->state_dirty = true;
 	}
-	/* A test event, which anyone with CAP_SYS_ADMIN can make, moves nothing. */
-	if ((uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED) && !d->cfg.act_on_injected)
-		return;
-	act_on(d, &e);
+	if (act)
+		act_on(d, &e);
 }
 
 /*
@@ -321,6 +351,7 @@ static void save_state(struct daemon *d)
 		return;
 	owed = json_object_new_array();
 	r = owed ? 0 : -ENOMEM;
+	r = r ?: uaed_owed_meta(owed, &d->acted);
 	r = r ?: uaed_rescan_owed(d->rescan, owed);
 	r = r ?: uaed_hooks_owed(d->hooks, owed);
 	if (r == 0)
@@ -339,9 +370,34 @@ static void save_state(struct daemon *d)
 	d->hooks_changes = hooks_changes;
 }
 
-static int on_turn(sd_event_source *s, void *userdata)
+static int on_save_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	save_state(userdata);
+	return 0;
+}
+
+/*
+ * After every turn of the loop: an event handled (the state moved, work was added) is
+ * written at once, so that a kill loses none; work done only within a second, so that a
+ * storm's thousand job ends are a few writes (a kill meanwhile does some of it again).
+ */
+static int on_turn(sd_event_source *s, void *userdata)
+{
+	struct daemon *d = userdata;
+	int enabled = SD_EVENT_OFF;
+
+	if (d->state_dirty) {
+		save_state(d);
+		return 0;
+	}
+	if (uaed_rescan_changes(d->rescan) == d->rescan_changes &&
+	    uaed_hooks_changes(d->hooks) == d->hooks_changes)
+		return 0;
+	sd_event_source_get_enabled(d->save_timer, &enabled);
+	if (enabled == SD_EVENT_OFF) {
+		sd_event_source_set_time_relative(d->save_timer, 1000000);
+		sd_event_source_set_enabled(d->save_timer, SD_EVENT_ONESHOT);
+	}
 	return 0;
 }
 
@@ -354,8 +410,13 @@ static void resume_owed(struct daemon *d)
 {
 	struct json_object *owed;
 	unsigned int done = 0;
+	bool this_boot;
 	size_t n;
-	int bad;
+	int bad, meta;
+
+	/* As it was: kept as it is while no module's events come (the stock uevents). */
+	if (uaed_state_load(d->cfg.state_file, &d->state) < 0)
+		memset(&d->state, 0, sizeof(d->state));
 
 	bad = uaed_state_load_owed(d->cfg.state_file, &owed);
 	if (bad == -ENOENT)
@@ -369,20 +430,29 @@ static void resume_owed(struct daemon *d)
 		uaed_log(LOG_ERR, "uaeventd: %d line(s) of %s are not owed work it can read; "
 			 "that work is not done", bad, d->cfg.state_file);
 	n = owed ? json_object_array_length(owed) : 0;
-	for (size_t i = 0; i < n; i++) {
+	/*
+	 * The first piece says which boot the work is of, and how far events were acted on;
+	 * without it (an older uaeventd's file) the work's boot is not known either.
+	 */
+	meta = n ? uaed_owed_meta_parse(json_object_array_get_idx(owed, 0), &d->acted) : -EINVAL;
+	this_boot = meta == 0;
+	for (size_t i = meta == -EINVAL ? 0 : 1; i < n; i++) {
 		struct json_object *o = json_object_array_get_idx(owed, i);
 		char what[300] = "";
 		int r;
 
-		r = json_object_object_get_ex(o, "hook", NULL) ?
-		    uaed_hooks_resume(d->hooks, o, what, sizeof(what)) :
-		    uaed_rescan_resume(d->rescan, o, what, sizeof(what));
+		if (json_object_object_get_ex(o, "hook", NULL))
+			r = uaed_hooks_resume(d->hooks, o, what, sizeof(what), this_boot);
+		else
+			r = uaed_rescan_resume(d->rescan, o, what, sizeof(what), this_boot);
 		if (r < 0) {
 			sd_journal_send("MESSAGE=uaeventd: %s, owed by the last run, is not done: %s",
 					what[0] ? what : "a piece of work",
 					r == -EPERM ? "the configuration no longer allows it" :
 					r == -ENOENT ? "no such hook now" :
 					r == -ENOBUFS ? "the hook queue is full" :
+					r == -ESTALE ? "it is of an earlier boot, whose devices may "
+					"have other names now (its event is in the journal)" :
 					"it cannot be read", "PRIORITY=%d", LOG_WARNING,
 					"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=owed-dropped",
 					"UAEVENTS_JOB=%s", what, NULL);
@@ -394,9 +464,11 @@ static void resume_owed(struct daemon *d)
 				"UAEVENTS_ACTION=owed-resumed", "UAEVENTS_JOB=%s", what, NULL);
 	}
 	json_object_put(owed);
-	if (done)
+	if (done) {
 		uaed_log(LOG_INFO, "uaeventd: %u piece(s) of work owed by the last run taken up",
 			 done);
+		d->state_dirty = true;
+	}
 }
 
 /*
@@ -460,8 +532,14 @@ static int start_monitor(struct daemon *d)
 	if (r < 0)
 		return r;
 	r = uaed_state_load(d->cfg.state_file, &st);
+	/* Written while only the stock uevents came: no module event was logged yet. */
+	if (r == 0 && st.instance == 0)
+		r = -ENOENT;
 	if (r == -ENOENT) {
 		uaed_log(LOG_INFO, "uaeventd: no state yet; logging events from now on");
+		d->state.instance = ks.instance;
+		d->state.seq = ks.last_seq;
+		d->state_dirty = true;
 		return sd_event_add_io(d->loop, &d->monitor_source, uae_monitor_get_fd(d->monitor),
 				       EPOLLIN,
 				       on_monitor, d);
@@ -662,6 +740,11 @@ static int set_up(struct daemon *d)
 	}
 	/* After every turn of the loop: the state file, if anything it holds changed. */
 	r = sd_event_add_post(d->loop, NULL, on_turn, d);
+	if (r >= 0)
+		r = sd_event_add_time_relative(d->loop, &d->save_timer, CLOCK_MONOTONIC, 1000000,
+					       0, on_save_timer, d);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(d->save_timer, SD_EVENT_OFF);
 	if (r < 0)
 		return uaed_log_fatal_errno(r, "uaeventd: cannot set up its state writes: %m");
 	r = sd_event_set_watchdog(d->loop, true);
@@ -756,6 +839,7 @@ int main(int argc, char **argv)
 	uaed_metrics_flush(d.metrics);
 out:
 	sd_event_source_disable_unref(d.retry);
+	sd_event_source_disable_unref(d.save_timer);
 	sd_event_source_disable_unref(d.monitor_source);
 	uaed_floods_free(d.floods);
 	uaed_rescan_free(d.rescan);

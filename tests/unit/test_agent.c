@@ -242,9 +242,9 @@ START_TEST(state_keeps_owed_work)
 	struct uaed_state st = { .instance = 0xabcd, .seq = 7 }, back;
 	struct uaed_event e = { .kind = "ua", .name = "CAPACITY_DATA_HAS_CHANGED",
 				.category = "capacity", .host = 2, .channel = 0, .target = 1,
-				.lun = 0x4001000000000000ULL, .hctl = "2:0:1:16385",
+				.lun = 16385, .hctl = "2:0:1:16385",
 				.devname = "sdb", .wwid = "t10.QEMU  \"odd\"\nwwid  " }, e2;
-	char *envp[] = { "PATH=/usr/bin", "UAEVENTS_KIND=ua", NULL }, *env2[8];
+	char *envp[] = { UAED_HOOK_PATH, "UAEVENTS_KIND=ua", NULL }, *env2[8];
 	struct json_object *owed = json_object_new_array(), *got;
 	unsigned int reports;
 	const char *name;
@@ -284,7 +284,7 @@ START_TEST(state_keeps_owed_work)
 	ck_assert_int_eq(uaed_owed_hook_parse(json_object_array_get_idx(got, 1), &name, env2, 7),
 			 0);
 	ck_assert_str_eq(name, "CAPACITY_DATA_HAS_CHANGED-x");
-	ck_assert_str_eq(env2[0], "PATH=/usr/bin");
+	ck_assert_str_eq(env2[0], UAED_HOOK_PATH);
 	ck_assert_str_eq(env2[1], "UAEVENTS_KIND=ua");
 	ck_assert_ptr_null(env2[2]);
 	free(env2[0]);
@@ -295,22 +295,57 @@ START_TEST(state_keeps_owed_work)
 	ck_assert_ptr_null(env2[0]);
 	json_object_put(got);
 
-	/* A hostile environment string (a newline, no '='), a cut line, a job's bad field. */
+	/*
+	 * Hostile lines: an environment string with a newline, one without '=', one that
+	 * would reach the hook's loader; a negative host; an address its numbers do not give;
+	 * a disk name that is a path; then a line cut short.
+	 */
 	f = fopen(path, "a");
 	ck_assert_ptr_nonnull(f);
-	fputs("{\"hook\": \"all-x\", \"env\": [\"A=1\\nB=2\"]}\n", f);
-	fputs("{\"hook\": \"all-x\", \"env\": [\"A\"]}\n", f);
-	fputs("{\"job\": \"rescan-paths\", \"event\": {\"kind\": \"ua\", \"host\": -1}}\n", f);
+	fputs("{\"hook\": \"all-x\", \"env\": [\"UAEVENTS_A=1\\nB=2\"]}\n", f);
+	fputs("{\"hook\": \"all-x\", \"env\": [\"UAEVENTS_A\"]}\n", f);
+	fputs("{\"hook\": \"all-x\", \"env\": [\"LD_PRELOAD=/tmp/x.so\"]}\n", f);
+#define JOB(host, hctl, dev) \
+	"{\"job\": \"rescan-device\", \"event\": {\"kind\": \"ua\", \"name\": \"X\", " \
+	"\"category\": \"c\", \"host\": " host ", \"channel\": 0, \"target\": 0, " \
+	"\"lun\": 1, \"hctl\": \"" hctl "\", \"devname\": \"" dev "\", \"wwid\": \"w\"}}\n"
+	fputs(JOB("-1", "-1:0:0:1", "sdb"), f);
+	fputs(JOB("2", "2:0:0:1/../../x", "sdb"), f);
+	fputs(JOB("2", "2:0:0:1", "../sdb"), f);
+	fputs(JOB("2", "2:0:0:1", "sdb"), f);
+#undef JOB
 	fputs("{\"job\": \"rescan-pa", f);
 	fclose(f);
 	ck_assert_int_eq(uaed_state_load_owed(path, &got), 1);
-	ck_assert_int_eq(json_object_array_length(got), 5);
-	for (int i = 2; i < 4; i++)
+	ck_assert_int_eq(json_object_array_length(got), 9);
+	for (int i = 2; i < 5; i++)
 		ck_assert_int_eq(uaed_owed_hook_parse(json_object_array_get_idx(got, i), &name,
 						      env2, 7), -EINVAL);
-	ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, 4), &name, &reports,
-					     &e2), -EINVAL);
+	for (int i = 5; i < 8; i++)
+		ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, i), &name,
+						     &reports, &e2), -EINVAL);
+	/* The well-formed one, as a control. */
+	ck_assert_int_eq(uaed_owed_job_parse(json_object_array_get_idx(got, 8), &name, &reports,
+					     &e2), 0);
+	ck_assert_str_eq(e2.hctl, "2:0:0:1");
 	json_object_put(got);
+
+	/* The first piece: this boot's, with the last event acted on; another boot's. */
+	{
+		struct uaed_state acted = { .instance = 0xfeed, .seq = 77 }, back2 = { 0 };
+		struct json_object *meta = json_object_new_array(), *other;
+
+		ck_assert_int_eq(uaed_owed_meta(meta, &acted), 0);
+		ck_assert_int_eq(uaed_owed_meta_parse(json_object_array_get_idx(meta, 0), &back2),
+				 0);
+		ck_assert_uint_eq(back2.instance, 0xfeed);
+		ck_assert_uint_eq(back2.seq, 77);
+		other = json_tokener_parse("{\"boot\": \"00000000000000000000000000000001\", "
+					   "\"acted\": {\"instance\": \"feed\", \"seq\": 1}}");
+		ck_assert_int_eq(uaed_owed_meta_parse(other, &back2), -ESTALE);
+		json_object_put(other);
+		json_object_put(meta);
+	}
 
 	/* An older daemon's file: the state alone. */
 	f = fopen(path, "w");

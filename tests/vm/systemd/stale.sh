@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 37
+# tap-plan: 36
 # Sourced by run.sh.
 # stale_luns = remove, from the installed unit: a LUN the target no longer reports is
 # removed only when nothing uses it, in any way an administrator's host may use it (swap,
