@@ -245,6 +245,7 @@ static void load(struct uaed_removals *r)
 {
 	char line[128], boot[SD_ID128_STRING_MAX], hctl[32];
 	FILE *f = fopen(r->file, "re");
+	struct removal *slot;
 	sd_id128_t id;
 	uint64_t usec;
 	unsigned int host;
@@ -266,16 +267,24 @@ static void load(struct uaed_removals *r)
 			add_present(r, hctl);
 			continue;
 		}
-		if (r->next == REMEMBERED)
-			continue;
 		if (sscanf(line, "%31s %" SCNu64, hctl, &usec) != 2 || !usec ||
 		    sscanf(hctl, "%u:", &host) != 1)
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/scsi_host/host%u", host);
 		if (access(path, F_OK) < 0)
 			continue;
-		snprintf(r->seen[r->next].hctl, sizeof(r->seen[0].hctl), "%s", hctl);
-		r->seen[r->next++].usec = usec;
+		/* Known already (a reload): the newer time. */
+		slot = NULL;
+		for (unsigned int i = 0; i < REMEMBERED && !slot; i++)
+			if (r->seen[i].usec && !strcmp(r->seen[i].hctl, hctl))
+				slot = &r->seen[i];
+		if (!slot) {
+			slot = &r->seen[r->next++ % REMEMBERED];
+			slot->usec = 0;
+		}
+		snprintf(slot->hctl, sizeof(slot->hctl), "%s", hctl);
+		if (usec > slot->usec)
+			slot->usec = usec;
 	}
 	fclose(f);
 }
@@ -349,9 +358,6 @@ int uaed_removals_new(struct uaed_removals **ret, sd_event *loop, const char *st
 	snprintf(dir, sizeof(dir), "%s", state_file);
 	snprintf(r->file, sizeof(r->file), "%s/removals", dirname(dir));
 	load(r);
-	/* What went while no uaeventd ran (in this boot: load() knew the devices then). */
-	look_again(r, " while uaeventd was not running");
-	save(r);
 	/* Its own marks go here, in the unit's RuntimeDirectory= (made here without one). */
 	if ((mkdir("/run/uaevents", 0755) < 0 && errno != EEXIST) ||
 	    (mkdir(UAED_OWN_REMOVALS_DIR, 0700) < 0 && errno != EEXIST))
@@ -379,6 +385,12 @@ int uaed_removals_new(struct uaed_removals **ret, sd_event *loop, const char *st
 		uaed_removals_free(r);
 		return rc;
 	}
+	/*
+	 * What went while no uaeventd ran (in this boot: load() knew the devices then), once
+	 * the uevents are received: a removal meanwhile is in one or the other.
+	 */
+	look_again(r, " while uaeventd was not running");
+	save(r);
 	uaed_paths_set_watched(paths, true);
 	*ret = r;
 	return 0;
@@ -398,14 +410,12 @@ struct uaed_removals *uaed_removals_free(struct uaed_removals *r)
 
 void uaed_removals_reload(struct uaed_removals *r)
 {
-	if (!r)
-		return;
-	memset(r->seen, 0, sizeof(r->seen));
-	r->next = 0;
-	free(r->present);
-	r->present = NULL;
-	r->n_present = 0;
-	load(r);
+	/*
+	 * Added to what it knew (a removal seen twice counts once: the newest is not older
+	 * than the one it knew), not instead of it: the daemon's last write may have failed.
+	 */
+	if (r)
+		load(r);
 }
 
 long uaed_removals_recent(const struct uaed_removals *r, const char *hctl, unsigned int grace_s)

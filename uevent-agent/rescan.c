@@ -396,14 +396,30 @@ static bool capacity_current(int dirfd)
 {
 	struct uaed_lun l = { .dirfd = dirfd };
 	unsigned char cap[32];
-	char disk[32], attr[64], size[32];
-	unsigned long long sectors;
+	char disk[32], attr[96], size[32], map[32];
+	unsigned long long sectors, map_sectors;
 	uint64_t last = 0;
 	uint32_t block = 0;
 	int fd, res;
 
 	if (!uaed_lu_disk(&l, disk, sizeof(disk)))
 		return false;
+	/*
+	 * A map over it (multipath) of another size: its resize is still due, whoever
+	 * rescanned the path (a job stopped in its resize, the kernel, an administrator).
+	 */
+	snprintf(attr, sizeof(attr), "block/%s/holders", disk);
+	if (uaed_sysfs_first_entry(dirfd, attr, map, sizeof(map))) {
+		char map_size[32], path[96];
+
+		snprintf(attr, sizeof(attr), "block/%s/size", disk);
+		snprintf(path, sizeof(path), "/sys/block/%s/size", map);
+		if (uaed_sysfs_readat(dirfd, attr, size, sizeof(size)) < 0 ||
+		    uaed_sysfs_readat(AT_FDCWD, path, map_size, sizeof(map_size)) < 0 ||
+		    sscanf(size, "%llu", &sectors) != 1 ||
+		    sscanf(map_size, "%llu", &map_sectors) != 1 || sectors != map_sectors)
+			return false;
+	}
 	fd = uaed_lu_open_sg(&l);
 	if (fd < 0)
 		return false;
@@ -443,10 +459,23 @@ static int do_rescan_wwid(const struct uaed_rescan *r, const struct uaed_event *
 		skipped += n - UAED_LU_PATHS_MAX;
 		n = UAED_LU_PATHS_MAX;
 	}
+	/*
+	 * Only the paths it may touch are asked; with none to ask (none found, or none
+	 * allowed), nothing tells an echo from a change: the rescan below is made.
+	 */
+	if (n <= 0)
+		verify = false;
 	for (int i = 0; verify && i < n; i++) {
-		int dirfd = uaed_sysfs_open_lu(hctl[i]);
-		bool current = dirfd < 0 || capacity_current(dirfd);
+		int dirfd;
+		bool current;
 
+		if (sscanf(hctl[i], "%u:%u:%u:", &host, &channel, &target) != 3 ||
+		    !uaed_config_allows(cfg, host, channel, target)) {
+			verify = false;
+			break;
+		}
+		dirfd = uaed_sysfs_open_lu(hctl[i]);
+		current = dirfd < 0 || capacity_current(dirfd);
 		if (dirfd >= 0)
 			close(dirfd);
 		if (!current)

@@ -206,34 +206,6 @@ static int open_node(const struct node *nd, int flags)
 	return fd;
 }
 
-/* The first entry of directory @rel below @dirfd ("holders/dm-3"), if any. */
-static bool first_entry(int dirfd, const char *rel, char *name, size_t size)
-{
-	int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct dirent *de;
-	bool found = false;
-	DIR *d;
-
-	if (fd < 0)
-		return false;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return false;
-	}
-	while (!found && (de = readdir(d))) {
-		if (de->d_name[0] != '.') {
-			size_t len = strnlen(de->d_name, size - 1);
-
-			memcpy(name, de->d_name, len);
-			name[len] = '\0';
-			found = true;
-		}
-	}
-	closedir(d);
-	return found;
-}
-
 static bool same_blk(const char *path, dev_t dev)
 {
 	struct stat st;
@@ -251,7 +223,7 @@ static bool claim_of(int dirfd, const struct node *nd, char *why, size_t size)
 	bool found = false;
 
 	snprintf(rel, sizeof(rel), "%s/holders", nd->rel);
-	if (first_entry(dirfd, rel, name, sizeof(name))) {
+	if (uaed_sysfs_first_entry(dirfd, rel, name, sizeof(name))) {
 		snprintf(why, size, "held by %s (%s)", name, node_name(nd));
 		return true;
 	}
@@ -361,59 +333,98 @@ static bool loop_user(const struct lu_nodes *ln, char *why, size_t size)
 /*
  * The device a LIO backstore's configfs directory @dir names: its udev_path (targetcli
  * writes it), else, for fileio, the file its info shows ("... File: PATH  Size: ...").
+ * 1, 0 when it names none, -errno when it cannot be read.
  */
-static bool lio_device(const char *dir, char *dev, size_t size)
+static int lio_device(const char *dir, char *dev, size_t size)
 {
 	char path[4200], info[4096], *file, *end;
+	int r;
 
 	snprintf(path, sizeof(path), "%s/udev_path", dir);
-	if (uaed_sysfs_readat(AT_FDCWD, path, dev, size) == 0 && dev[0])
-		return true;
+	r = uaed_sysfs_readat(AT_FDCWD, path, dev, size);
+	if (r == 0 && dev[0])
+		return 1;
 	snprintf(path, sizeof(path), "%s/info", dir);
-	if (uaed_sysfs_readat(AT_FDCWD, path, info, sizeof(info)) < 0 ||
-	    !(file = strstr(info, " File: ")) || !(end = strstr(file, "  Size: ")))
-		return false;
+	r = r < 0 ? r : uaed_sysfs_readat(AT_FDCWD, path, info, sizeof(info));
+	if (r < 0)
+		return r;
+	if (!(file = strstr(info, " File: ")) || !(end = strstr(file, "  Size: ")))
+		return 0;
 	file += strlen(" File: ");
 	snprintf(dev, size, "%.*s", (int)(end - file), file);
-	return true;
+	return 1;
+}
+
+/* "fileio_0/name/" of ".../core/fileio_0/name/" (@prefix), for the journal. */
+static const char *configfs_name(char *path, const char *prefix)
+{
+	size_t len = strlen(path);
+
+	if (len && path[len - 1] == '/')
+		path[len - 1] = '\0';
+	return path + strlen(prefix);
 }
 
 /*
  * The kernel's users that open a device without claiming it, as configfs names them: a
  * LIO backstore's device (fileio opens it as a plain file; iblock and pscsi claim it, and
  * are named here too) and an nvmet namespace's (its block backend does not claim).  One
- * configured but not enabled counts: someone means to use the LU.
+ * configured but not enabled counts: someone means to use the LU.  1 (and @why) when one
+ * names the LU; -1 when configfs cannot be read, since nothing then proves that none does;
+ * 0 when none.
  */
-static bool kernel_user(const struct lu_nodes *ln, char *why, size_t size)
+static int kernel_user(const struct lu_nodes *ln, char *why, size_t size)
 {
 	static const char lio[] = "/sys/kernel/config/target/core/";
 	static const char nvmet[] = "/sys/kernel/config/nvmet/subsystems/";
 	char dev[4096], path[4200];
-	bool found = false;
+	int found = 0, r;
 	glob_t g;
 
-	if (glob("/sys/kernel/config/target/core/*/*/", GLOB_NOSORT, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc && !found; i++) {
-			if (!lio_device(g.gl_pathv[i], dev, sizeof(dev)) || !path_is_node(dev, ln))
-				continue;
-			snprintf(why, size, "the device of LIO backstore %.*s", 120,
-				 g.gl_pathv[i] + strlen(lio));
-			found = true;
-		}
-		globfree(&g);
+	r = glob("/sys/kernel/config/target/core/*/*/", GLOB_NOSORT | GLOB_ERR, NULL, &g);
+	for (size_t i = 0; r == 0 && i < g.gl_pathc && !found; i++) {
+		int d = lio_device(g.gl_pathv[i], dev, sizeof(dev));
+
+		if (d == -ENOENT || d == 0 || (d > 0 && !path_is_node(dev, ln)))
+			continue;	/* gone meanwhile, none, or another device */
+		if (d < 0)
+			snprintf(why, size, "cannot read LIO backstore %.120s: %s",
+				 configfs_name(g.gl_pathv[i], lio), strerror(-d));
+		else
+			snprintf(why, size, "the device of LIO backstore %.120s",
+				 configfs_name(g.gl_pathv[i], lio));
+		found = d < 0 ? -1 : 1;
 	}
-	if (!found && glob("/sys/kernel/config/nvmet/subsystems/*/namespaces/*/", GLOB_NOSORT,
-			   NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc && !found; i++) {
-			snprintf(path, sizeof(path), "%sdevice_path", g.gl_pathv[i]);
-			if (uaed_sysfs_readat(AT_FDCWD, path, dev, sizeof(dev)) < 0 ||
-			    !path_is_node(dev, ln))
-				continue;
-			snprintf(why, size, "the device of nvmet namespace %.*s", 160,
-				 g.gl_pathv[i] + strlen(nvmet));
-			found = true;
-		}
+	if (r == 0 || r == GLOB_NOMATCH)
 		globfree(&g);
+	if (r != 0 && r != GLOB_NOMATCH && !found) {
+		snprintf(why, size, "cannot read LIO's backstores in configfs");
+		return -1;
+	}
+	if (found)
+		return found;
+	r = glob("/sys/kernel/config/nvmet/subsystems/*/namespaces/*/", GLOB_NOSORT | GLOB_ERR,
+		 NULL, &g);
+	for (size_t i = 0; r == 0 && i < g.gl_pathc && !found; i++) {
+		int d;
+
+		snprintf(path, sizeof(path), "%sdevice_path", g.gl_pathv[i]);
+		d = uaed_sysfs_readat(AT_FDCWD, path, dev, sizeof(dev));
+		if (d == -ENOENT || (d == 0 && !path_is_node(dev, ln)))
+			continue;
+		if (d < 0)
+			snprintf(why, size, "cannot read nvmet namespace %.160s: %s",
+				 configfs_name(g.gl_pathv[i], nvmet), strerror(-d));
+		else
+			snprintf(why, size, "the device of nvmet namespace %.160s",
+				 configfs_name(g.gl_pathv[i], nvmet));
+		found = d < 0 ? -1 : 1;
+	}
+	if (r == 0 || r == GLOB_NOMATCH)
+		globfree(&g);
+	if (r != 0 && r != GLOB_NOMATCH && !found) {
+		snprintf(why, size, "cannot read nvmet's namespaces in configfs");
+		return -1;
 	}
 	return found;
 }
@@ -618,13 +629,13 @@ static const char *hold(const struct uaed_lun *l, struct lu_nodes *ln, bool *pas
 		char rel[128], name[64];
 
 		snprintf(rel, sizeof(rel), "%s/holders", ln->n[i].rel);
-		if (ln->n[i].blk && first_entry(l->dirfd, rel, name, sizeof(name))) {
+		if (ln->n[i].blk && uaed_sysfs_first_entry(l->dirfd, rel, name, sizeof(name))) {
 			snprintf(why, size, "held by %s (%s)", name, node_name(&ln->n[i]));
 			goto fail;
 		}
 	}
 	if (loop_user(ln, why, size) || kernel_user(ln, why, size))
-		goto fail;
+		goto fail;	/* a kernel user that cannot be read lasts as one that is */
 	r = process_user(ln, why, size);
 	if (r) {
 		*passing = r > 0;
@@ -823,7 +834,7 @@ int uaed_lu_open_sg(const struct uaed_lun *l)
 
 bool uaed_lu_disk(const struct uaed_lun *l, char *disk, size_t size)
 {
-	if (first_entry(l->dirfd, "block", disk, size))
+	if (uaed_sysfs_first_entry(l->dirfd, "block", disk, size))
 		return true;
 	disk[0] = '\0';
 	return false;

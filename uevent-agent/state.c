@@ -120,6 +120,8 @@ int uaed_state_save(const char *path, const struct uaed_state *st, struct json_o
 	close(fd);
 	if (r == 0 && rename(tmp, path) < 0)
 		r = -errno;
+	if (r < 0)
+		unlink(tmp);	/* a disk that is full: not a part-written file left behind */
 	if (r == 0) {
 		snprintf(dir, sizeof(dir), "%s", path);
 		fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -2,8 +2,10 @@
 /*
  * uaeventd: sysfs attributes of SCSI devices.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,4 +60,31 @@ int uaed_sysfs_open_lu(const char *hctl)
 	snprintf(path, sizeof(path), "/sys/class/scsi_device/%s/device", hctl);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+bool uaed_sysfs_first_entry(int dirfd, const char *rel, char *name, size_t size)
+{
+	int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	if (fd < 0)
+		return false;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return false;
+	}
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] != '.') {
+			size_t len = strnlen(de->d_name, size - 1);
+
+			memcpy(name, de->d_name, len);
+			name[len] = '\0';
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
 }

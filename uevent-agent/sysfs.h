@@ -7,6 +7,7 @@
 #ifndef UAED_SYSFS_H
 #define UAED_SYSFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Sysfs strings of the scsi_device at @hctl ("vendor", "model", "wwid"...), trimmed. */
@@ -15,6 +16,8 @@ int uaed_sysfs_read(const char *hctl, const char *attr, char *buf, size_t size);
 int uaed_sysfs_readat(int dirfd, const char *attr, char *buf, size_t size);
 /* Write @value to the attribute at @path (relative to @dirfd unless AT_FDCWD). */
 int uaed_sysfs_writeat(int dirfd, const char *path, const char *value);
+/* The first entry of directory @rel below @dirfd ("holders/dm-3"), if any, into @name. */
+bool uaed_sysfs_first_entry(int dirfd, const char *rel, char *name, size_t size);
 /* The directory fd of the scsi_device at @hctl (its "device" directory), or -errno. */
 int uaed_sysfs_open_lu(const char *hctl);
 

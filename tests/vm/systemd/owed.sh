@@ -105,7 +105,8 @@ check "1: one path rescan and one resize, nothing owed after" done_once
 
 # ---- 2. uaeventd killed (SIGKILL) in the window: the same ----
 # The change comes within the first job's window after its run, where the other paths'
-# echoes of it arrive: it is owed a second look, which finds the size changed.
+# echoes of it arrive: it is owed a second look, kept as owed work; the next start runs it
+# as a whole rescan.
 cursor=$(journal_cursor)
 grow 2
 check "2: the capacity change is logged" wait_for 60 capacity_ua_logged
