@@ -82,9 +82,12 @@ check "the state file kept its instance and holds the last event (or a later one
 	wait_for 30 sh -c "read i s <$STATE && [ \$i = $instance ] && [ \$s -ge $last ]"
 resumed_and_grown() {
 	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
-		UAEVENTS_ACTION=owed-resumed >"$SAW"
-	echo "size $(cat "/sys/block/$DISK/size"), was $size" >>"$SAW"
-	jq -e -s --arg w "wwid $WWID" 'any(.[]; .UAEVENTS_JOB == $w)' "$SAW" >/dev/null &&
+		UAEVENTS_ACTION=owed-resumed >"$SAW.json"
+	{
+		echo "size $(cat "/sys/block/$DISK/size"), was $size; taken up:"
+		jq -r .MESSAGE "$SAW.json"
+	} >"$SAW"
+	jq -e -s --arg w "wwid $WWID" 'any(.[]; .UAEVENTS_JOB == $w)' "$SAW.json" >/dev/null &&
 		[ "$(cat "/sys/block/$DISK/size")" -gt "$size" ]
 }
 check "the new uaeventd takes up the owed rescan: the path reaches the new size" \
