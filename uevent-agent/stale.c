@@ -365,6 +365,12 @@ static const char *configfs_name(char *path, const char *prefix)
 	return path + strlen(prefix);
 }
 
+/* A folder of configfs that cannot be read ends the look; one that is not there is none. */
+static int configfs_error(const char *path, int err)
+{
+	return err != ENOENT && err != ENOTDIR;
+}
+
 /*
  * The kernel's users that open a device without claiming it, as configfs names them: a
  * LIO backstore's device (fileio opens it as a plain file; iblock and pscsi claim it, and
@@ -381,7 +387,7 @@ static int kernel_user(const struct lu_nodes *ln, char *why, size_t size)
 	int found = 0, r;
 	glob_t g;
 
-	r = glob("/sys/kernel/config/target/core/*/*/", GLOB_NOSORT | GLOB_ERR, NULL, &g);
+	r = glob("/sys/kernel/config/target/core/*/*/", GLOB_NOSORT, configfs_error, &g);
 	for (size_t i = 0; r == 0 && i < g.gl_pathc && !found; i++) {
 		int d = lio_device(g.gl_pathv[i], dev, sizeof(dev));
 
@@ -403,8 +409,8 @@ static int kernel_user(const struct lu_nodes *ln, char *why, size_t size)
 	}
 	if (found)
 		return found;
-	r = glob("/sys/kernel/config/nvmet/subsystems/*/namespaces/*/", GLOB_NOSORT | GLOB_ERR,
-		 NULL, &g);
+	r = glob("/sys/kernel/config/nvmet/subsystems/*/namespaces/*/", GLOB_NOSORT,
+		 configfs_error, &g);
 	for (size_t i = 0; r == 0 && i < g.gl_pathc && !found; i++) {
 		int d;
 
