@@ -58,10 +58,11 @@ owes_rescan() {
 	cp "$STATE" "$SAW"
 	grep -q '"job": *"rescan-paths"' "$STATE"
 }
-# Nothing is owed: the state file is its first line alone.
+# Nothing is owed: the state file holds no job and no hook run (its first line, and the
+# piece that says which boot and event it is at, stay).
 owes_nothing() {
 	cp "$STATE" "$SAW"
-	[ "$(wc -l <"$STATE")" -eq 1 ]
+	! grep -q -e '"job":' -e '"hook":' "$STATE"
 }
 resumed() {	# WHAT: the start took up WHAT ("wwid ...", "hook NAME")
 	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
