@@ -433,7 +433,7 @@ uaectl inject --hctl "$HCTL" --sense 700006000000000a000000002a0100000000
 after=$(uaectl status --json | jq .last_seq)
 check "the next event is logged again" \
 	wait_for 15 journal_has "select(.UAEVENTS_SEQ == \"$after\")"
-state_before() { cat "$STATE" >"$SAW"; [ "$(cut -d' ' -f2 "$STATE")" -lt "$unlogged" ]; }
+state_before() { cat "$STATE" >"$SAW"; [ "$(head -n 1 "$STATE" | cut -d' ' -f2)" -lt "$unlogged" ]; }
 check "the state stays before the event that was not logged" state_before
 kill "$UAEVENTD_PID"
 wait "$UAEVENTD_PID" 2>/dev/null
@@ -459,7 +459,7 @@ rm -f /tmp/storm.stop
 ) &
 storm_pid=$!
 # The state file: the last event uaeventd logged (written after each batch it handles).
-storm_reached_daemon() { [ "$(cut -d' ' -f2 "$STATE")" -ge "$first" ]; }
+storm_reached_daemon() { [ "$(head -n 1 "$STATE" | cut -d' ' -f2)" -ge "$first" ]; }
 wait_for 30 storm_reached_daemon
 reached=$?
 if kill -0 "$storm_pid" 2>/dev/null; then storm_at_kill=running; else storm_at_kill=over; fi
@@ -491,7 +491,7 @@ storm_logged() {
 }
 check "every event of the storm is in the journal exactly once" wait_for 60 storm_logged
 check "the state file holds the last event" \
-	wait_for 10 sh -c "[ \$(cut -d' ' -f2 $STATE) -ge $last ]"
+	wait_for 10 sh -c "[ \$(head -n 1 $STATE | cut -d' ' -f2) -ge $last ]"
 
 # ---- events gone from the history while uaeventd was away: one gap entry, with its size ----
 kill "$UAEVENTD_PID"
@@ -595,6 +595,9 @@ while [ $i -lt "$RELOADS" ]; do
 	i=$((i + 1))
 done
 tap_diag "$i reloads done, uaeventd restarted $restarts times"
+[ "$i" -eq "$RELOADS" ] ||
+	journalctl -t uaeventd -o cat --no-pager | grep -v 'synchronization point' | tail -n 25 |
+	sed 's/^/# uaeventd: /' >"$TAP"
 # reload_accounted WHO: every instance's event was logged (daemon) or printed (monitor),
 # or counted as missed.
 reload_accounted() {
