@@ -199,6 +199,7 @@ struct daemon {
 	 * logged twice.
 	 */
 	uint64_t logged_through;
+	uint64_t logged_instance;	/* the instance logged_through is of */
 	bool state_failing;	/* the last save failed: said once, until one works again */
 	/*
 	 * An event could not be logged (journald gone): the state stays before it from then
@@ -297,10 +298,12 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	act = to_act_on(d, ev) && uae_event_get_kind(ev) != UAE_EVENT_GAP &&
 	      /* A test event, which anyone with CAP_SYS_ADMIN can make, moves nothing. */
 	      (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED) || d->cfg.act_on_injected);
+	/* Of that instance only: a module loaded since numbers its events from 1 again. */
 	if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK) &&
-	    uae_event_get_instance(ev) == d->state.instance &&
+	    uae_event_get_instance(ev) == d->logged_instance &&
 	    uae_event_get_seq(ev) <= d->logged_through) {
 		/* In the journal already, its count too; its actions, if any, were not handed out. */
+		d->state.instance = uae_event_get_instance(ev);
 		d->state.seq = uae_event_get_seq(ev);
 		d->state_dirty = true;
 		if (act) {
@@ -593,6 +596,7 @@ static int start_monitor(struct daemon *d)
 	 * actions were recorded nowhere, so they are replayed, and acted on, unlogged.
 	 */
 	d->logged_through = uaed_journal_logged_through(ks.instance, since);
+	d->logged_instance = ks.instance;
 	/* Past what the module has numbered: a corrupt state file; nothing after it is seen. */
 	if (since > ks.last_seq) {
 		uaed_log(LOG_WARNING, "uaeventd: the state says event %" PRIu64 " of "
