@@ -32,13 +32,16 @@ static const struct {
 static void copy_attr(struct udev_device *dev, const char *attr, char *dst, size_t size)
 {
 	const char *v = udev_device_get_sysattr_value(dev, attr);
-	size_t n = 0;
+	size_t n = 0, len = v ? strlen(v) : 0;
 
-	/* Printable ASCII only, as the module sends it. */
-	for (; v && v[n] && n < size - 1; n++)
+	/*
+	 * As the module sends it: printable ASCII only, without the newline, trailing blanks
+	 * kept (a T10 vendor designator can end in them).
+	 */
+	if (len > 0 && v[len - 1] == '\n')
+		len--;
+	for (; n < len && n < size - 1; n++)
 		dst[n] = v[n] < ' ' || v[n] > '~' ? '_' : v[n];
-	while (n > 0 && (dst[n - 1] == ' ' || dst[n - 1] == '_'))
-		n--;
 	dst[n] = '\0';
 }
 

@@ -29,8 +29,7 @@
 #include "paths.h"
 #include "stale.h"
 #include "sysfs.h"
-
-#define PAGE_MAX 2048
+#include "vpd.h"
 
 struct path {
 	struct uaed_lun lu;
@@ -59,23 +58,13 @@ static const char *state_name(unsigned int s)
 /* The target port group designator (type 5h, associated with the target port) of page 83h. */
 static int tpg_of(int dirfd)
 {
-	uint8_t page[PAGE_MAX];
-	int fd = openat(dirfd, "vpd_pg83", O_RDONLY | O_CLOEXEC), len, at;
+	uint8_t page[UAED_VPD83_MAX];
+	const uint8_t *d = NULL;
+	int len = uaed_vpd83_cached(dirfd, page, sizeof(page));
 
-	if (fd < 0)
-		return -1;
-	len = (int)read(fd, page, sizeof(page));
-	close(fd);
-	if (len < 4)
-		return -1;
-	if (len > 4 + sg_get_unaligned_be16(page + 2))
-		len = 4 + sg_get_unaligned_be16(page + 2);
-	for (at = 4; at + 4 <= len && at + 4 + page[at + 3] <= len; at += 4 + page[at + 3]) {
-		const uint8_t *d = page + at;
-
-		if ((d[1] & 0xf) == 5 && ((d[1] >> 4) & 3) == 1 && d[3] >= 4)
+	while (uaed_vpd83_next(page, len, &d, 1, 5) > 0)
+		if (d[3] >= 4)
 			return sg_get_unaligned_be16(d + 6);
-	}
 	return -1;
 }
 

@@ -595,9 +595,9 @@ void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 		}
 		/* Read from sysfs only for events some hook wants: storms stay cheap. */
 		if (!identity) {
-			uaed_sysfs_read(e.hctl, "vendor", e.vendor, sizeof(e.vendor));
-			uaed_sysfs_read(e.hctl, "model", e.model, sizeof(e.model));
-			uaed_sysfs_read(e.hctl, "rev", e.rev, sizeof(e.rev));
+			uaed_sysfs_read_padded(e.hctl, "vendor", e.vendor, sizeof(e.vendor));
+			uaed_sysfs_read_padded(e.hctl, "model", e.model, sizeof(e.model));
+			uaed_sysfs_read_padded(e.hctl, "rev", e.rev, sizeof(e.rev));
 			identity = true;
 		}
 		j = calloc(1, sizeof(*j));

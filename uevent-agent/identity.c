@@ -32,12 +32,10 @@
 #include "identity.h"
 #include "stale.h"
 #include "sysfs.h"
-
-/* As much of page 83h as the kernel keeps (scsi_get_vpd_buf() grows to what is needed). */
-#define PAGE_MAX 2048
+#include "vpd.h"
 
 struct ident {
-	uint8_t d[PAGE_MAX];	/* the LU's designators, in the page's order */
+	uint8_t d[UAED_VPD83_MAX];	/* the LU's designators, in the page's order */
 	int len;
 	char name[160];		/* the first NAA, EUI-64, SCSI name or T10 one, for people */
 };
@@ -66,19 +64,20 @@ static void describe(const uint8_t *d, char *buf, size_t size)
 	buf[at < size ? at : size - 1] = '\0';
 }
 
-/* The LU's designators (association 0) of page 83h in @page, @len bytes; -EBADMSG. */
+/*
+ * The LU's designators (association 0) of page 83h in @page, @len bytes (a negative @len,
+ * a failed read, is returned); -EBADMSG.
+ */
 static int parse(const uint8_t *page, int len, struct ident *id)
 {
 	static const int rank[] = { [1] = 1, [2] = 3, [3] = 4, [8] = 2 };
-	int off = -1, best = 0, r;
+	const uint8_t *d = NULL;
+	int best = 0, r;
 
-	if (len < 4 || page[1] != 0x83)
-		return -EBADMSG;
-	if (4 + sg_get_unaligned_be16(page + 2) < len)
-		len = 4 + sg_get_unaligned_be16(page + 2);
+	if (len < 0)
+		return len;
 	id->len = 0;
-	while ((r = sg_vpd_dev_id_iter(page + 4, len - 4, &off, 0, -1, -1)) == 0) {
-		const uint8_t *d = page + 4 + off;
+	while ((r = uaed_vpd83_next(page, len, &d, 0, -1)) > 0) {
 		int type = d[1] & 0xf;
 
 		if (!names_lu(type))
@@ -92,36 +91,29 @@ static int parse(const uint8_t *page, int len, struct ident *id)
 			describe(d, id->name, sizeof(id->name));
 		}
 	}
-	return r == -1 && id->len > 0 ? 0 : -EBADMSG;
+	return r == 0 && id->len > 0 ? 0 : -EBADMSG;
 }
 
 /* What the kernel read when it scanned the LU. */
 static int cached(const struct uaed_lun *l, struct ident *id)
 {
-	uint8_t page[PAGE_MAX];
-	int fd = openat(l->dirfd, "vpd_pg83", O_RDONLY | O_CLOEXEC);
-	ssize_t len;
+	uint8_t page[UAED_VPD83_MAX];
+	int len = uaed_vpd83_cached(l->dirfd, page, sizeof(page));
 
-	if (fd < 0)
-		return -errno;
-	len = read(fd, page, sizeof(page));
-	close(fd);
-	if (len < 0)
-		return -errno;
-	return parse(page, (int)len, id);
+	return parse(page, len, id);
 }
 
 /* What the LU at that address answers now, through sg node @fd. */
 static int asked(int fd, struct ident *id)
 {
-	uint8_t page[PAGE_MAX];
+	uint8_t page[UAED_VPD83_MAX];
 	int r;
 
 	memset(page, 0, sizeof(page));
 	r = sg_ll_inquiry(fd, false, true, 0x83, page, sizeof(page), false, 0);
 	if (r)
 		return -EIO;
-	return parse(page, sizeof(page), id);
+	return parse(page, uaed_vpd83_len(page, sizeof(page)), id);
 }
 
 static bool same(const struct ident *a, const struct ident *b)

@@ -535,14 +535,18 @@ static int do_rescan_device(const struct uaed_event *e)
 {
 	char old_id[3][128], new_id[3][128], path[128];
 	static const char *const attrs[] = { "vendor", "model", "wwid" };
+	/* The WWID as the module's events carry it; the INQUIRY fields without padding. */
+	int (*const get[])(const char *, const char *, char *, size_t) = {
+		uaed_sysfs_read_padded, uaed_sysfs_read_padded, uaed_sysfs_read
+	};
 
 	for (int i = 0; i < 3; i++)
-		if (uaed_sysfs_read(e->hctl, attrs[i], old_id[i], sizeof(old_id[i])) < 0)
+		if (get[i](e->hctl, attrs[i], old_id[i], sizeof(old_id[i])) < 0)
 			old_id[i][0] = '\0';
 	snprintf(path, sizeof(path), "/sys/class/scsi_device/%s/device/rescan", e->hctl);
 	uaed_sysfs_writeat(AT_FDCWD, path, "1");
 	for (int i = 0; i < 3; i++)
-		if (uaed_sysfs_read(e->hctl, attrs[i], new_id[i], sizeof(new_id[i])) < 0)
+		if (get[i](e->hctl, attrs[i], new_id[i], sizeof(new_id[i])) < 0)
 			new_id[i][0] = '\0';
 	sd_journal_send("MESSAGE=rescanned %s after %s: was %s %s %s, now %s %s %s", e->hctl,
 			e->name, old_id[0], old_id[1], old_id[2], new_id[0], new_id[1],

@@ -26,7 +26,11 @@ int uaed_sysfs_readat(int dirfd, const char *attr, char *buf, size_t size)
 	close(fd);
 	if (n < 0)
 		return (int)n;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+	/*
+	 * The newline only: a WWID made of a T10 vendor designator can end in blanks, and the
+	 * module's events carry it as the kernel gives it.
+	 */
+	if (n > 0 && buf[n - 1] == '\n')
 		n--;
 	buf[n] = '\0';
 	return 0;
@@ -38,6 +42,16 @@ int uaed_sysfs_read(const char *hctl, const char *attr, char *buf, size_t size)
 
 	snprintf(path, sizeof(path), "/sys/class/scsi_device/%s/device/%s", hctl, attr);
 	return uaed_sysfs_readat(AT_FDCWD, path, buf, size);
+}
+
+int uaed_sysfs_read_padded(const char *hctl, const char *attr, char *buf, size_t size)
+{
+	int r = uaed_sysfs_read(hctl, attr, buf, size);
+	size_t n = r < 0 ? 0 : strlen(buf);
+
+	while (n > 0 && buf[n - 1] == ' ')
+		buf[--n] = '\0';
+	return r;
 }
 
 int uaed_sysfs_writeat(int dirfd, const char *path, const char *value)

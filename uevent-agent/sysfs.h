@@ -10,10 +10,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Sysfs strings of the scsi_device at @hctl ("vendor", "model", "wwid"...), trimmed. */
+/*
+ * Sysfs strings of the scsi_device at @hctl ("wwid", "state"...) as sysfs shows them,
+ * without the newline.
+ */
 int uaed_sysfs_read(const char *hctl, const char *attr, char *buf, size_t size);
 /* The same, relative to the directory fd of one device (an attribute or "block/sdc/dev"). */
 int uaed_sysfs_readat(int dirfd, const char *attr, char *buf, size_t size);
+/* INQUIRY's space-padded fields ("vendor", "model", "rev"), without the padding. */
+int uaed_sysfs_read_padded(const char *hctl, const char *attr, char *buf, size_t size);
 /* Write @value to the attribute at @path (relative to @dirfd unless AT_FDCWD). */
 int uaed_sysfs_writeat(int dirfd, const char *path, const char *value);
 /* The first entry of directory @rel below @dirfd ("holders/dm-3"), if any, into @name. */

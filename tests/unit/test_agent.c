@@ -3,6 +3,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,9 @@
 #include "stale.h"
 #include "owed.h"
 #include "state.h"
+#include "sysfs.h"
 #include "trust.h"
+#include "vpd.h"
 
 /* REPORT LUNS' list is used only when the target sent all of it. */
 START_TEST(report_luns_whole_list_only)
@@ -697,6 +700,70 @@ START_TEST(metrics_file_from_hostile_wwid)
 }
 END_TEST
 
+/* Page 83h: the LU's designators and the port's, and the end of a page that lies. */
+START_TEST(vpd83_walk)
+{
+	uint8_t page[] = {
+		0x00, 0x83, 0x00, 0x1c,
+		/* NAA (type 3), the LU's (association 0), 8 bytes */
+		0x01, 0x03, 0x00, 0x08, 0x50, 0x01, 0x40, 0x50, 0x00, 0x00, 0x00, 0x01,
+		/* target port group (type 5), the port's (association 1): group 2 */
+		0x01, 0x15, 0x00, 0x04, 0x00, 0x00, 0x00, 0x02,
+		/* relative target port (type 4, association 1): port 1 */
+		0x01, 0x14, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01,
+	};
+	const uint8_t *d = NULL;
+	int len = uaed_vpd83_len(page, sizeof(page));
+
+	ck_assert_int_eq(len, sizeof(page));
+	ck_assert_int_eq(uaed_vpd83_next(page, len, &d, 0, -1), 1);
+	ck_assert_int_eq(d[1] & 0xf, 3);
+	ck_assert_int_eq(uaed_vpd83_next(page, len, &d, 0, -1), 0);
+	d = NULL;
+	ck_assert_int_eq(uaed_vpd83_next(page, len, &d, 1, 5), 1);
+	ck_assert_int_eq(d[7], 2);
+	ck_assert_int_eq(uaed_vpd83_next(page, len, &d, 1, 5), 0);
+	/* Not page 83h; shorter than its header. */
+	ck_assert_int_eq(uaed_vpd83_len(page, 3), -EBADMSG);
+	page[1] = 0x80;
+	ck_assert_int_eq(uaed_vpd83_len(page, sizeof(page)), -EBADMSG);
+	page[1] = 0x83;
+	/* Cut short: the header says more than was read; the last designator overruns. */
+	len = uaed_vpd83_len(page, sizeof(page) - 2);
+	ck_assert_int_eq(len, sizeof(page) - 2);
+	d = NULL;
+	ck_assert_int_eq(uaed_vpd83_next(page, len, &d, 1, 4), -EBADMSG);
+}
+END_TEST
+
+/* A WWID read from sysfs keeps its trailing blanks (a T10 designator's), as events do. */
+START_TEST(sysfs_read_keeps_blanks)
+{
+	char dir[] = "/tmp/uaed-sysfs-XXXXXX", path[64], buf[64];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/wwid", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("t10.LIO-ORG \n", f);
+	fclose(f);
+	ck_assert_int_eq(uaed_sysfs_readat(AT_FDCWD, path, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "t10.LIO-ORG ");
+	snprintf(path, sizeof(path), "%s/vendor", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("LIO-ORG \n", f);
+	fclose(f);
+	ck_assert_int_eq(uaed_sysfs_readat(AT_FDCWD, path, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "LIO-ORG ");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/wwid", dir);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent");
@@ -718,6 +785,8 @@ int main(void)
 	tcase_add_test(tc, mpath_wwid_names_lu);
 	tcase_add_test(tc, metrics_file_from_hostile_wwid);
 	tcase_add_test(tc, report_luns_whole_list_only);
+	tcase_add_test(tc, vpd83_walk);
+	tcase_add_test(tc, sysfs_read_keeps_blanks);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
