@@ -112,14 +112,15 @@ static struct uae_event *dequeue(struct uae_monitor *m)
 }
 
 /*
- * Readable while events are queued here or a replay has pages to go, so that a caller that
- * polls first gets them.
+ * Readable while events are queued here, a replay has pages to go or the module is still to
+ * be followed (a follow or a replay page that failed is tried again at the next receive),
+ * so that a caller that polls first comes back for them.
  */
 static void update_ready(struct uae_monitor *m)
 {
 	uint64_t v = 1;
 
-	bool pending = m->head || m->after_gap || m->replaying;
+	bool pending = m->head || m->after_gap || m->replaying || m->follow;
 
 	if (pending && !m->ready)
 		m->ready = write(m->ready_fd, &v, sizeof(v)) == sizeof(v);

@@ -8,6 +8,9 @@ what has none (iterating a Monitor) runs under a deadline.
 import contextlib
 import datetime
 import os
+import resource
+import select
+import shutil
 import signal
 import subprocess
 import time
@@ -182,3 +185,45 @@ def test_iterating_yields_events():
         with deadline(10, "iterating the monitor for the injected event"):
             ev = next(iter(m))
     assert ev.name == "CAPACITY_DATA_HAS_CHANGED"
+
+
+
+def test_failed_follow_keeps_the_fd_readable():
+    """The module is unloaded while the monitor can open no socket (every descriptor below
+    RLIMIT_NOFILE taken): following it fails, is said, and is tried again at the next
+    receive, so the monitor's fd must stay readable until it is, or a caller that polls
+    first waits for an event that may never come.  The controller's last word on an unload
+    is the family's removal: nothing else on the socket keeps it readable.  Last in this
+    file: it unloads the module, and loads it again."""
+    was = uaevents.kernel_stats()["instance"]
+    modprobe = shutil.which("modprobe")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    held = []
+
+    def release():
+        while held:
+            os.close(held.pop())
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    try:
+        with uaevents.Monitor(hctl=HCTL, event="CAPACITY_DATA_HAS_CHANGED") as m:
+            assert m.receive(timeout=0) is None
+            resource.setrlimit(resource.RLIMIT_NOFILE,
+                               (max(int(n) for n in os.listdir("/proc/self/fd")) + 1, hard))
+            with contextlib.suppress(OSError):
+                while True:
+                    held.append(os.open("/dev/null", os.O_RDONLY))
+            # posix_spawn needs no descriptor; modprobe gets the ones its exec frees.
+            pid = os.posix_spawn(modprobe, [modprobe, "-r", "uaevents"], os.environ)
+            status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+            with pytest.raises(OSError) as failed:
+                m.receive(timeout=0)
+            readable = select.select([m.fileno()], [], [], 0)[0]
+            release()
+            assert status == 0, f"modprobe -r uaevents exited {status}"
+            assert readable, f"after the failed follow ({failed.value}) the fd is not readable"
+            ev = first(m)
+            assert (ev.name, ev.instance) == ("MODULE_UNLOADED", was)
+    finally:
+        release()
+        subprocess.run(["modprobe", "uaevents"], check=True)
