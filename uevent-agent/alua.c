@@ -26,6 +26,7 @@
 #include <systemd/sd-journal.h>
 
 #include "alua.h"
+#include "log.h"
 #include "paths.h"
 #include "stale.h"
 #include "sysfs.h"
@@ -178,10 +179,8 @@ int uaed_alua_report(const struct uaed_paths *index, const struct uaed_event *e)
 		close(paths[i].lu.dirfd);
 	if (n == 0 && m < sizeof(msg))
 		snprintf(msg + m, sizeof(msg) - m, "no path of the LU is left");
-	return sd_journal_send("MESSAGE=%s", msg,
-			       "PRIORITY=%d", active ? LOG_NOTICE : LOG_WARNING,
-			       "SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=alua-state",
+	return uaed_log_action(active ? LOG_NOTICE : LOG_WARNING, "alua-state", "MESSAGE=%s", msg,
 			       "UAEVENTS_WWID=%s", e->wwid, "UAEVENTS_HCTL=%s", e->hctl,
-			       "UAEVENTS_ALUA_PATHS=%s", fields,
-			       "UAEVENTS_ACTIVE_PATHS=%d", active, NULL);
+			       "UAEVENTS_ALUA_PATHS=%s", fields, "UAEVENTS_ACTIVE_PATHS=%d",
+			       active);
 }

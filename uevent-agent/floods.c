@@ -88,15 +88,13 @@ static int on_window_end(sd_event_source *s, uint64_t usec, void *userdata)
 	}
 	hctls = joined(w, false);
 	wwids = joined(w, true);
-	sd_journal_send("MESSAGE=%s on %u LUNs of target %s within %d s (%u events)",
+	uaed_log_action(w->priority, "flood-summary",
+			"MESSAGE=%s on %u LUNs of target %s within %d s (%u events)",
 			conditions[w->condition].what, w->n, w->target, UAED_FLOOD_WINDOW_S,
-			w->occurrences, "PRIORITY=%d", w->priority, "SYSLOG_IDENTIFIER=uaeventd",
-			"UAEVENTS_ACTION=flood-summary",
-			"UAEVENTS_EVENT=%s", conditions[w->condition].event,
+			w->occurrences, "UAEVENTS_EVENT=%s", conditions[w->condition].event,
 			"UAEVENTS_TARGET=%s", w->target, "UAEVENTS_LUNS=%u", w->n,
-			"UAEVENTS_OCCURRENCES=%u", w->occurrences,
-			"UAEVENTS_HCTLS=%s", hctls ? hctls : "",
-			"UAEVENTS_WWIDS=%s", wwids ? wwids : "", NULL);
+			"UAEVENTS_OCCURRENCES=%u", w->occurrences, "UAEVENTS_HCTLS=%s",
+			hctls ? hctls : "", "UAEVENTS_WWIDS=%s", wwids ? wwids : "");
 	free(hctls);
 	free(wwids);
 	close_window(w);

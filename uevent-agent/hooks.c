@@ -205,9 +205,9 @@ void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg)
 				why = uaed_unsafe_file(&st);
 		}
 		if (why) {
-			sd_journal_send("MESSAGE=hook %s/%s refused: %s", h->dir, de->d_name, why,
-					"PRIORITY=%d", LOG_ERR, "SYSLOG_IDENTIFIER=uaeventd",
-					"UAEVENTS_HOOK=%s", de->d_name, NULL);
+			uaed_log_action(LOG_ERR, "hook-refused",
+					"MESSAGE=hook %s/%s refused: %s", h->dir, de->d_name, why,
+					"UAEVENTS_HOOK=%s", de->d_name);
 			if (fd >= 0)
 				close(fd);
 			continue;
@@ -314,9 +314,9 @@ static void start_next(struct uaed_hooks *h);
 static void log_output_line(struct running *run, const char *text)
 {
 	if (++run->lines == MAX_OUTPUT_LINES + 1)
-		sd_journal_send("MESSAGE=hook %s printed more than %d lines; the rest is not "
-				"logged", run->name, MAX_OUTPUT_LINES, "PRIORITY=%d", LOG_WARNING,
-				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_HOOK=%s", run->name, NULL);
+		uaed_log_action(LOG_WARNING, "hook-output-cut",
+				"MESSAGE=hook %s printed more than %d lines; the rest is not logged",
+				run->name, MAX_OUTPUT_LINES, "UAEVENTS_HOOK=%s", run->name);
 	if (run->lines > MAX_OUTPUT_LINES)
 		return;
 	sd_journal_send("MESSAGE=%s", text, "PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=%s",
@@ -408,10 +408,9 @@ static int on_hook_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 	struct running *run = userdata;
 
 	if (si->si_code != CLD_EXITED || si->si_status != 0)
-		sd_journal_send("MESSAGE=hook %s failed (%s %d)", run->name,
-				si->si_code == CLD_EXITED ? "exit status" : "signal",
-				si->si_status, "PRIORITY=%d", LOG_WARNING,
-				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_HOOK=%s", run->name, NULL);
+		uaed_log_action(LOG_WARNING, "hook-failed", "MESSAGE=hook %s failed (%s %d)",
+				run->name, si->si_code == CLD_EXITED ? "exit status" : "signal",
+				si->si_status, "UAEVENTS_HOOK=%s", run->name);
 	/* What it started and left running is killed with it. */
 	uaed_child_done(&run->proc);
 	finish(run);
@@ -422,9 +421,9 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct running *run = userdata;
 
-	sd_journal_send("MESSAGE=hook %s timed out after %us; killing it and all it started",
-			run->name, run->h->timeout_s, "PRIORITY=%d", LOG_WARNING,
-			"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_HOOK=%s", run->name, NULL);
+	uaed_log_action(LOG_WARNING, "hook-timeout",
+			"MESSAGE=hook %s timed out after %us; killing it and all it started",
+			run->name, run->h->timeout_s, "UAEVENTS_HOOK=%s", run->name);
 	uaed_child_kill(&run->proc);
 	return 0;
 }
@@ -565,11 +564,10 @@ static void start_next(struct uaed_hooks *h)
 	}
 	/* The storm is over: say how many runs it cost, once. */
 	if (!h->queued && h->dropped) {
-		sd_journal_send("MESSAGE=hook queue has room again; %" PRIu64 " hook run(s) were "
+		uaed_log_action(LOG_WARNING, "hooks-dropped",
+				"MESSAGE=hook queue has room again; %" PRIu64 " hook run(s) were "
 				"not made while it was full (%d waiting)", h->dropped, MAX_QUEUE,
-				"PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=hooks-dropped", "UAEVENTS_DROPPED=%" PRIu64,
-				h->dropped, NULL);
+				"UAEVENTS_DROPPED=%" PRIu64, h->dropped);
 		h->dropped = 0;
 	}
 }

@@ -30,6 +30,7 @@
 
 #include "children.h"
 #include "identity.h"
+#include "log.h"
 #include "stale.h"
 #include "sysfs.h"
 #include "vpd.h"
@@ -121,25 +122,21 @@ static bool same(const struct ident *a, const struct ident *b)
 	return a->len == b->len && !memcmp(a->d, b->d, a->len);
 }
 
-enum outcome { LOGGED, KEPT, REMOVED, FAILED };
-
 static void log_reused(const struct uaed_lun *l, const char *disk, const char *was,
-		       const char *now, enum outcome o, const char *why)
+		       const char *now, enum uaed_outcome o, const char *why)
 {
-	static const char *const field[] = { "logged", "kept", "removed", "failed" };
 	static const char *const text[] = {
 		"; the device keeps the old identity ([rescan] stale_luns = log)",
 		"; kept: ", "; removed, and its LUN number scanned again",
 		"; removing it failed: " };
 
-	sd_journal_send("MESSAGE=LUN %s (%s) now answers as another logical unit: %s, was %s "
+	uaed_log_action(o == UAED_FAILED ? LOG_ERR : LOG_WARNING, "lun-reused",
+			"MESSAGE=LUN %s (%s) now answers as another logical unit: %s, was %s "
 			"(the target gave its number to another volume)%s%s", l->hctl,
 			disk[0] ? disk : "no block device", now, was, text[o], why ? why : "",
-			"PRIORITY=%d", o == FAILED ? LOG_ERR : LOG_WARNING,
-			"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=lun-reused",
 			"UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_OLD_WWID=%s", was,
-			"UAEVENTS_NEW_WWID=%s", now, "UAEVENTS_REUSED=%s", field[o],
-			"UAEVENTS_REASON=%s", why ? why : "", NULL);
+			"UAEVENTS_NEW_WWID=%s", now, "UAEVENTS_REUSED=%s", uaed_outcome_name(o),
+			"UAEVENTS_REASON=%s", why ? why : "");
 }
 
 enum reused_try { REUSED_DONE, REUSED_REMOVED, REUSED_AGAIN };
@@ -169,22 +166,21 @@ static enum reused_try remove_reused(const struct uaed_lun *l, const char *disk,
 	}
 	if (kept && passing && !last) {
 		if (round == 0)
-			sd_journal_send("MESSAGE=LUN %s (%s) now answers as another logical unit: "
+			uaed_log_action(LOG_INFO, "lun-reused-wait",
+					"MESSAGE=LUN %s (%s) now answers as another logical unit: "
 					"%s, was %s; not removed yet: %s; looking again", l->hctl,
 					disk[0] ? disk : "no block device", now->name, was->name,
-					kept, "PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
-					"UAEVENTS_ACTION=lun-reused-wait", "UAEVENTS_HCTL=%s",
-					l->hctl, "UAEVENTS_OLD_WWID=%s", was->name,
-					"UAEVENTS_NEW_WWID=%s", now->name, "UAEVENTS_REASON=%s", kept,
-					NULL);
+					kept, "UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_OLD_WWID=%s",
+					was->name, "UAEVENTS_NEW_WWID=%s", now->name,
+					"UAEVENTS_REASON=%s", kept);
 		return REUSED_AGAIN;
 	}
 	if (kept) {
-		log_reused(l, disk, was->name, now->name, KEPT, kept);
+		log_reused(l, disk, was->name, now->name, UAED_KEPT, kept);
 		return REUSED_DONE;
 	}
 	r = uaed_lu_delete(l, h);
-	log_reused(l, disk, was->name, now->name, r < 0 ? FAILED : REMOVED,
+	log_reused(l, disk, was->name, now->name, r < 0 ? UAED_FAILED : UAED_REMOVED,
 		   r < 0 ? strerror(-r) : NULL);
 	return r == 0 ? REUSED_REMOVED : REUSED_DONE;
 }
@@ -310,14 +306,13 @@ static void out_of_map(const struct uaed_lun *l, const char *disk, const struct 
 	r = multipathd(argv, out, sizeof(out));
 	if (!r)
 		settle();
-	sd_journal_send("MESSAGE=path %s (%s) %s multipath map %s (%s): it now reaches another "
+	uaed_log_action(r ? LOG_ERR : LOG_WARNING, "path-out-of-map",
+			"MESSAGE=path %s (%s) %s multipath map %s (%s): it now reaches another "
 			"volume, %s%s%s", disk, l->hctl, r ? "could not be taken out of" :
 			"taken out of", map, wwid, now->name, r ? "; multipathd: " : "",
-			r ? out : "", "PRIORITY=%d", r ? LOG_ERR : LOG_WARNING,
-			"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=path-out-of-map",
-			"UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_MAP=%s", map,
+			r ? out : "", "UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_MAP=%s", map,
 			"UAEVENTS_MAP_WWID=%s", wwid, "UAEVENTS_NEW_WWID=%s", now->name,
-			"UAEVENTS_RESULT=%s", r ? "failed" : "removed", NULL);
+			"UAEVENTS_RESULT=%s", r ? "failed" : "removed");
 }
 
 /* One LU that answers as another, while its removal waits for a moment. */
@@ -371,11 +366,10 @@ static bool identity_attempt(int i, int round, bool last, void *ctx)
 	if (fd >= 0)
 		close(fd);
 	if (r < 0) {
-		sd_journal_send("MESSAGE=identity of LUN %s not checked: %s", l->hctl,
-				fd < 0 ? "no sg device" : "INQUIRY failed",
-				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=identity-check", "UAEVENTS_HCTL=%s",
-				l->hctl, NULL);
+		uaed_log_action(LOG_INFO, "identity-check",
+				"MESSAGE=identity of LUN %s not checked: %s", l->hctl,
+				fd < 0 ? "no sg device" : "INQUIRY failed", "UAEVENTS_HCTL=%s",
+				l->hctl);
 		return false;
 	}
 	if (same(&u.was, &u.now))
@@ -383,7 +377,7 @@ static bool identity_attempt(int i, int round, bool last, void *ctx)
 	uaed_lu_disk(l, u.disk, sizeof(u.disk));
 	out_of_map(l, u.disk, &u.now);
 	if (!ir->remove) {
-		log_reused(l, u.disk, u.was.name, u.now.name, LOGGED, NULL);
+		log_reused(l, u.disk, u.was.name, u.now.name, UAED_LOGGED, NULL);
 		return false;
 	}
 	/* Kept for the next look only if there is room to keep what it was asked. */

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,5 +83,13 @@ int uaed_log_fatal_errno(int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	r = log_errno_v(LOG_ERR, err, true, fmt, ap);
 	va_end(ap);
+	return r;
+}
+
+int uaed_log_result(int r, const char *action)
+{
+	if (r < 0)
+		fprintf(stderr, "uaeventd: cannot log an entry of UAEVENTS_ACTION=%s: %s\n", action,
+			strerror(-r));
 	return r;
 }

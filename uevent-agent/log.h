@@ -12,6 +12,22 @@
 
 #include <syslog.h>
 
+#include <systemd/sd-journal.h>
+
+/*
+ * An entry of what uaeventd did: UAEVENTS_ACTION=@action at @priority, with the entry's own
+ * fields (formats and arguments in pairs, as sd_journal_send() takes them, MESSAGE= among
+ * them).  The fields every entry of uaeventd's carries are set here and in uaed_log_at(),
+ * nowhere else.  Returns sd_journal_send()'s result; a failure is said on stderr (the
+ * journal's stream, another way in), with its errno.
+ */
+#define uaed_log_action(priority, action, ...)						\
+	uaed_log_result(sd_journal_send("PRIORITY=%i", (priority),			\
+					"SYSLOG_IDENTIFIER=uaeventd",			\
+					"UAEVENTS_ACTION=%s", (action), __VA_ARGS__, NULL),	\
+			(action))
+int uaed_log_result(int r, const char *action);
+
 /*
  * An entry of uaeventd's (SYSLOG_IDENTIFIER=uaeventd), with the caller's CODE_FILE,
  * CODE_LINE and CODE_FUNC as sd_journal_print() gives them; %m in @fmt is errno's text.

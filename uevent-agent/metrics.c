@@ -311,10 +311,10 @@ int uaed_metrics_new(struct uaed_metrics **ret, sd_event *loop, const char *dir)
 	if (!dir[0])
 		return 0;
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		sd_journal_send("MESSAGE=uaeventd: no metrics: %s is not there (install "
-				"prometheus-node-exporter, or set [metrics] textfile_directory)", dir,
-				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=metrics-off", NULL);
+		uaed_log_action(LOG_INFO, "metrics-off",
+				"MESSAGE=uaeventd: no metrics: %s is not there (install "
+				"prometheus-node-exporter, or set [metrics] textfile_directory)",
+				dir);
 		return 0;
 	}
 	m = calloc(1, sizeof(*m));

@@ -85,10 +85,10 @@ static bool note(struct uaed_removals *r, const char *hctl, const char *when)
 		slot = &r->seen[r->next++ % REMEMBERED];
 	snprintf(slot->hctl, sizeof(slot->hctl), "%s", hctl);
 	slot->usec = now_usec();
-	sd_journal_send("MESSAGE=LUN %s was removed on this host%s, not by uaeventd: target "
+	uaed_log_action(LOG_INFO, "removed-elsewhere",
+			"MESSAGE=LUN %s was removed on this host%s, not by uaeventd: target "
 			"scans leave it out for [rescan] removal_grace_s", hctl, when,
-			"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
-			"UAEVENTS_ACTION=removed-elsewhere", "UAEVENTS_HCTL=%s", hctl, NULL);
+			"UAEVENTS_HCTL=%s", hctl);
 	return true;
 }
 

@@ -209,13 +209,11 @@ static int take_inventory(const struct uaed_rescan *ctx, const char *target,
 
 			snprintf(inv->left_out + len, sizeof(inv->left_out) - len, "%s%" PRIu64,
 				 len ? " " : "", inv->listed[j]);
-			sd_journal_send("MESSAGE=LUN %s is reported by its target but was removed "
+			uaed_log_action(LOG_NOTICE, "scan-left-out",
+					"MESSAGE=LUN %s is reported by its target but was removed "
 					"on this host %ld s ago, not by uaeventd: not added back "
 					"([rescan] removal_grace_s = %u)", hctl, ago,
-					ctx->cfg->removal_grace_s, "PRIORITY=%d", LOG_NOTICE,
-					"SYSLOG_IDENTIFIER=uaeventd",
-					"UAEVENTS_ACTION=scan-left-out", "UAEVENTS_HCTL=%s", hctl,
-					NULL);
+					ctx->cfg->removal_grace_s, "UAEVENTS_HCTL=%s", hctl);
 		} else if (inv->n_add < sizeof(inv->add) / sizeof(inv->add[0])) {
 			inv->add[inv->n_add++] = inv->listed[j];
 		} else {
@@ -279,30 +277,28 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 		recent = uaed_removals_recent_prefix(ctx->removals, prefix,
 						     ctx->cfg->removal_grace_s);
 		if (recent && probe) {
-			sd_journal_send("MESSAGE=target %s, which has no LU on this host, not "
+			uaed_log_action(LOG_DEBUG, "scan-target",
+					"MESSAGE=target %s, which has no LU on this host, not "
 					"scanned: a LUN of it was removed here lately", target,
-					"PRIORITY=%d", LOG_DEBUG, "SYSLOG_IDENTIFIER=uaeventd",
-					"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%s", target,
-					NULL);
+					"UAEVENTS_TARGET=%s", target);
 			goto out;
 		}
 		if (recent) {
-			sd_journal_send("MESSAGE=target %s not scanned: REPORT LUNS failed (%s) "
+			uaed_log_action(LOG_WARNING, "scan-target",
+					"MESSAGE=target %s not scanned: REPORT LUNS failed (%s) "
 					"and a LUN of it was removed on this host lately; the next "
 					"report tries again", target, strerror(r < 0 ? -r : E2BIG),
-					"PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
-					"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%s", target,
-					NULL);
+					"UAEVENTS_TARGET=%s", target);
 			goto out;
 		}
 	}
 	if (verify && !wildcard && inv.n_add == 0) {
-		sd_journal_send("MESSAGE=target %s: %u more report(s) of changed LUN inventory "
+		uaed_log_action(LOG_INFO, "scan-verify",
+				"MESSAGE=target %s: %u more report(s) of changed LUN inventory "
 				"after its scan; REPORT LUNS lists no LUN this host lacks%s",
 				target, reports,
 				inv.gone ? ", checking the ones it no longer lists" : "",
-				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=scan-verify", "UAEVENTS_TARGET=%s", target, NULL);
+				"UAEVENTS_TARGET=%s", target);
 		if (inv.gone)
 			uaed_check_stale(before, n, ctx->cfg->remove_stale, hold_budget_s(ctx));
 		goto out;
@@ -351,14 +347,12 @@ static int do_scan_target(const struct uaed_rescan *ctx, const struct uaed_event
 		snprintf(lead, sizeof(lead), "scanned target %s after %u report(s) of changed "
 			 "LUN inventory%s", target, reports,
 			 owed ? " and the ones the last run owed" : "");
-	sd_journal_send("MESSAGE=%s: added %s%s%s%s%s%s", lead, added[0] ? added : "none",
+	uaed_log_action(failed ? LOG_ERR : probe && !added[0] ? LOG_DEBUG : LOG_INFO, "scan-target",
+			"MESSAGE=%s: added %s%s%s%s%s%s", lead, added[0] ? added : "none",
 			inv.left_out[0] ? "; left out (removed here lately) " : "", inv.left_out,
 			failed ? "; some could not be added (" : "", failed ? strerror(-why) : "",
-			failed ? ")" : "",
-			"PRIORITY=%d", failed ? LOG_ERR : probe && !added[0] ? LOG_DEBUG : LOG_INFO,
-			"SYSLOG_IDENTIFIER=uaeventd",
-			"UAEVENTS_ACTION=scan-target", "UAEVENTS_TARGET=%s", target,
-			"UAEVENTS_ADDED=%s", added, "UAEVENTS_LEFT_OUT=%s", inv.left_out, NULL);
+			failed ? ")" : "", "UAEVENTS_TARGET=%s", target, "UAEVENTS_ADDED=%s",
+			added, "UAEVENTS_LEFT_OUT=%s", inv.left_out);
 	if (!failed && n > 0 && (wildcard || inv.gone))
 		uaed_check_stale(before, n, ctx->cfg->remove_stale, hold_budget_s(ctx));
 	r = failed ? -EIO : 0;
@@ -378,11 +372,11 @@ static void log_resize(const char *command, const char *wwid, int status)
 		snprintf(how, sizeof(how), "exit status %d", WEXITSTATUS(status));
 	else
 		snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(status));
-	sd_journal_send("MESSAGE=resize command %s for %s %s: %s", command, wwid,
-			ok ? "succeeded" : "failed", how, "PRIORITY=%d", ok ? LOG_INFO : LOG_ERR,
-			"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=resize",
-			"UAEVENTS_WWID=%s", wwid, "UAEVENTS_EXIT=%d",
-			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), NULL);
+	uaed_log_action(ok ? LOG_INFO : LOG_ERR, "resize",
+			"MESSAGE=resize command %s for %s %s: %s", command, wwid,
+			ok ? "succeeded" : "failed", how, "UAEVENTS_WWID=%s", wwid,
+			"UAEVENTS_EXIT=%d",
+			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
 /*
@@ -482,11 +476,10 @@ static int do_rescan_wwid(const struct uaed_rescan *r, const struct uaed_event *
 			verify = false;
 	}
 	if (verify) {
-		sd_journal_send("MESSAGE=capacity of %s unchanged since its rescan on %d path(s): "
+		uaed_log_action(LOG_INFO, "rescan-paths-verify",
+				"MESSAGE=capacity of %s unchanged since its rescan on %d path(s): "
 				"the reports after it were its echo", e->wwid, n,
-				"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=rescan-paths-verify", "UAEVENTS_WWID=%s", e->wwid,
-				"UAEVENTS_PATHS=%d", n, NULL);
+				"UAEVENTS_WWID=%s", e->wwid, "UAEVENTS_PATHS=%d", n);
 		return 0;
 	}
 	for (int i = 0; i < n; i++) {
@@ -501,18 +494,16 @@ static int do_rescan_wwid(const struct uaed_rescan *r, const struct uaed_event *
 			paths++;
 		close(dirfd);
 	}
-	sd_journal_send("MESSAGE=rescanned %u path(s) of %s after a capacity change%s", paths,
+	uaed_log_action(skipped ? LOG_WARNING : LOG_INFO, "rescan-paths",
+			"MESSAGE=rescanned %u path(s) of %s after a capacity change%s", paths,
 			e->wwid, skipped ? "; paths outside [rescan] allow were left alone" : "",
-			"PRIORITY=%d", skipped ? LOG_WARNING : LOG_INFO,
-			"SYSLOG_IDENTIFIER=uaeventd",
-			"UAEVENTS_ACTION=rescan-paths", "UAEVENTS_WWID=%s", e->wwid,
-			"UAEVENTS_PATHS=%u", paths, "UAEVENTS_SKIPPED=%u", skipped, NULL);
+			"UAEVENTS_WWID=%s", e->wwid, "UAEVENTS_PATHS=%u", paths,
+			"UAEVENTS_SKIPPED=%u", skipped);
 	if (cfg->resize_command[0] && skipped) {
-		sd_journal_send("MESSAGE=resize command %s for %s not run: %u path(s) outside "
+		uaed_log_action(LOG_WARNING, "resize-skipped",
+				"MESSAGE=resize command %s for %s not run: %u path(s) outside "
 				"[rescan] allow keep the old size", cfg->resize_command, e->wwid,
-				skipped, "PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=resize-skipped", "UAEVENTS_WWID=%s", e->wwid,
-				NULL);
+				skipped, "UAEVENTS_WWID=%s", e->wwid);
 	} else if (cfg->resize_command[0]) {
 		/* The WWID, then its paths: a hook need not walk the host for them either. */
 		char *argv[2 + UAED_LU_PATHS_MAX + 1] = { (char *)cfg->resize_command,
@@ -548,12 +539,11 @@ static int do_rescan_device(const struct uaed_event *e)
 	for (int i = 0; i < 3; i++)
 		if (get[i](e->hctl, attrs[i], new_id[i], sizeof(new_id[i])) < 0)
 			new_id[i][0] = '\0';
-	sd_journal_send("MESSAGE=rescanned %s after %s: was %s %s %s, now %s %s %s", e->hctl,
-			e->name, old_id[0], old_id[1], old_id[2], new_id[0], new_id[1],
-			new_id[2], "PRIORITY=%d", LOG_NOTICE, "SYSLOG_IDENTIFIER=uaeventd",
-			"UAEVENTS_ACTION=rescan-device", "UAEVENTS_HCTL=%s", e->hctl,
-			"UAEVENTS_OLD_WWID=%s", old_id[2], "UAEVENTS_NEW_WWID=%s", new_id[2],
-			NULL);
+	uaed_log_action(LOG_NOTICE, "rescan-device",
+			"MESSAGE=rescanned %s after %s: was %s %s %s, now %s %s %s", e->hctl,
+			e->name, old_id[0], old_id[1], old_id[2], new_id[0], new_id[1], new_id[2],
+			"UAEVENTS_HCTL=%s", e->hctl, "UAEVENTS_OLD_WWID=%s", old_id[2],
+			"UAEVENTS_NEW_WWID=%s", new_id[2]);
 	return 0;
 }
 
@@ -577,9 +567,9 @@ static int do_reconcile(const struct uaed_rescan *r)
 		close(fd);
 		sent++;
 	}
-	sd_journal_send("MESSAGE=reconciler: TEST UNIT READY sent to %u idle LU(s)", sent,
-			"PRIORITY=%d", LOG_DEBUG, "SYSLOG_IDENTIFIER=uaeventd",
-			"UAEVENTS_ACTION=reconcile", "UAEVENTS_PROBED=%u", sent, NULL);
+	uaed_log_action(LOG_DEBUG, "reconcile",
+			"MESSAGE=reconciler: TEST UNIT READY sent to %u idle LU(s)", sent,
+			"UAEVENTS_PROBED=%u", sent);
 	return 0;
 }
 
@@ -685,13 +675,12 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	if (p->action != RESCAN_WWID && p->action != ALUA_STATE)
 		uaed_paths_invalidate(p->r->paths);
 	if (si->si_code != CLD_EXITED || si->si_status != 0)
-		sd_journal_send("MESSAGE=%s failed: %s %d%s", p->key,
+		uaed_log_action(LOG_ERR, "rescan-failed", "MESSAGE=%s failed: %s %d%s", p->key,
 				si->si_code == CLD_EXITED ? "exit status" : "killed by signal",
-				si->si_status, timed_out ? " (timed out)" : "",
-				"PRIORITY=%d", LOG_ERR, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=rescan-failed", "UAEVENTS_JOB=%s", p->key,
-				"UAEVENTS_EXIT=%d", si->si_code == CLD_EXITED ? si->si_status :
-				128 + si->si_status, NULL);
+				si->si_status, timed_out ? " (timed out)" : "", "UAEVENTS_JOB=%s",
+				p->key, "UAEVENTS_EXIT=%d",
+				si->si_code == CLD_EXITED ? si->si_status :
+				128 + si->si_status);
 	/*
 	 * A rescan makes the other paths report the same change (their next command gets
 	 * the UA): those reports, within one window, are its echo.  A target scan's are
@@ -708,10 +697,9 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 	struct pending *p = userdata;
 
 	if (p->running) {
-		sd_journal_send("MESSAGE=%s still running after %u s: killed", p->key,
-				p->r->cfg->rescan_timeout_s, "PRIORITY=%d", LOG_ERR,
-				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=rescan-timeout",
-				"UAEVENTS_JOB=%s", p->key, NULL);
+		uaed_log_action(LOG_ERR, "rescan-timeout",
+				"MESSAGE=%s still running after %u s: killed", p->key,
+				p->r->cfg->rescan_timeout_s, "UAEVENTS_JOB=%s", p->key);
 		uaed_child_kill(&p->proc);
 		p->killed = true;
 	}
@@ -1161,9 +1149,9 @@ void uaed_rescan_event(struct uaed_rescan *r, const struct uaed_event *e)
 		return;
 	if (!allowed(r, action, e)) {
 		if (action == SCAN_TARGET || action == RESCAN_WWID)
-			sd_journal_send("MESSAGE=%s on %s: observe only, no rescan", e->name,
-					e->hctl, "PRIORITY=%d", LOG_INFO,
-					"SYSLOG_IDENTIFIER=uaeventd", NULL);
+			uaed_log_action(LOG_INFO, "observe-only",
+					"MESSAGE=%s on %s: observe only, no rescan", e->name,
+					e->hctl, "UAEVENTS_HCTL=%s", e->hctl);
 		return;
 	}
 	/* Both find the LU's paths by its WWID. */

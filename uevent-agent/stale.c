@@ -756,23 +756,26 @@ static int report_luns(const struct uaed_lun *via, uint64_t **out)
 	return r;
 }
 
-enum outcome { LOGGED, KEPT, REMOVED, FAILED };
+const char *uaed_outcome_name(enum uaed_outcome o)
+{
+	static const char *const name[] = { "logged", "kept", "removed", "failed" };
 
-static void log_stale(const struct uaed_lun *l, const char *disk, enum outcome o,
+	return name[o];
+}
+
+static void log_stale(const struct uaed_lun *l, const char *disk, enum uaed_outcome o,
 		      const char *why)
 {
-	static const char *const field[] = { "logged", "kept", "removed", "failed" };
 	static const char *const text[] = { "", "; kept: ", "; removed",
 					    "; removing it failed: " };
 	static const int priority[] = { LOG_WARNING, LOG_WARNING, LOG_NOTICE, LOG_ERR };
 
-	sd_journal_send("MESSAGE=LUN %s (%s, %s) is no longer reported by its target%s%s",
-			l->hctl, disk[0] ? disk : "no block device",
-			l->wwid[0] ? l->wwid : "no WWID", text[o], why ? why : "",
-			"PRIORITY=%d", priority[o], "SYSLOG_IDENTIFIER=uaeventd",
-			"UAEVENTS_ACTION=stale-lun", "UAEVENTS_HCTL=%s", l->hctl,
-			"UAEVENTS_WWID=%s", l->wwid, "UAEVENTS_STALE=%s", field[o],
-			"UAEVENTS_REASON=%s", why ? why : "", NULL);
+	uaed_log_action(priority[o], "stale-lun",
+			"MESSAGE=LUN %s (%s, %s) is no longer reported by its target%s%s", l->hctl,
+			disk[0] ? disk : "no block device", l->wwid[0] ? l->wwid : "no WWID",
+			text[o], why ? why : "", "UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_WWID=%s",
+			l->wwid, "UAEVENTS_STALE=%s", uaed_outcome_name(o), "UAEVENTS_REASON=%s",
+			why ? why : "");
 }
 
 struct uaed_hold {
@@ -883,30 +886,29 @@ static bool handle_stale(const struct uaed_lun *l, bool remove_stale, int round,
 
 	uaed_lu_disk(l, disk, sizeof(disk));
 	if (!remove_stale) {
-		log_stale(l, disk, LOGGED, NULL);
+		log_stale(l, disk, UAED_LOGGED, NULL);
 		return false;
 	}
 	kept = uaed_lu_hold(l, &h, &passing, why, sizeof(why));
 	if (kept && passing && !last) {
 		if (round == 0)
-			sd_journal_send("MESSAGE=LUN %s (%s) is no longer reported by its target; "
+			uaed_log_action(LOG_INFO, "stale-wait",
+					"MESSAGE=LUN %s (%s) is no longer reported by its target; "
 					"not removed yet: %s; looking again", l->hctl,
 					disk[0] ? disk : "no block device", kept,
-					"PRIORITY=%d", LOG_INFO, "SYSLOG_IDENTIFIER=uaeventd",
-					"UAEVENTS_ACTION=stale-wait", "UAEVENTS_HCTL=%s", l->hctl,
-					"UAEVENTS_WWID=%s", l->wwid, "UAEVENTS_REASON=%s", kept,
-					NULL);
+					"UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_WWID=%s", l->wwid,
+					"UAEVENTS_REASON=%s", kept);
 		return true;
 	}
 	if (kept) {
-		log_stale(l, disk, KEPT, kept);
+		log_stale(l, disk, UAED_KEPT, kept);
 		return false;
 	}
 	r = uaed_lu_delete(l, h);
 	if (r < 0)
-		log_stale(l, disk, FAILED, strerror(-r));
+		log_stale(l, disk, UAED_FAILED, strerror(-r));
 	else
-		log_stale(l, disk, REMOVED, NULL);
+		log_stale(l, disk, UAED_REMOVED, NULL);
 	return false;
 }
 
@@ -976,12 +978,11 @@ static bool stale_refresh(void *ctx)
 		for (int j = 0; j < n && sr->gone[i]; j++)
 			sr->gone[i] = reported[j] != sr->luns[i].lun;
 		if (!sr->gone[i]) {
-			sd_journal_send("MESSAGE=LUN %s is reported by its target again: not "
-					"stale", sr->luns[i].hctl, "PRIORITY=%d", LOG_INFO,
-					"SYSLOG_IDENTIFIER=uaeventd",
-					"UAEVENTS_ACTION=stale-lun", "UAEVENTS_HCTL=%s",
+			uaed_log_action(LOG_INFO, "stale-lun",
+					"MESSAGE=LUN %s is reported by its target again: not "
+					"stale", sr->luns[i].hctl, "UAEVENTS_HCTL=%s",
 					sr->luns[i].hctl, "UAEVENTS_WWID=%s", sr->luns[i].wwid,
-					"UAEVENTS_STALE=listed-again", NULL);
+					"UAEVENTS_STALE=listed-again");
 		}
 	}
 	free(reported);
@@ -997,7 +998,7 @@ static bool stale_attempt(int i, int round, bool last, void *ctx)
 		return false;
 	if (sr->unconfirmed) {
 		uaed_lu_disk(&sr->luns[i], disk, sizeof(disk));
-		log_stale(&sr->luns[i], disk, KEPT, sr->unconfirmed);
+		log_stale(&sr->luns[i], disk, UAED_KEPT, sr->unconfirmed);
 		sr->gone[i] = false;
 		return false;
 	}
@@ -1030,20 +1031,18 @@ void uaed_check_stale(const struct uaed_lun *before, int n_before, bool remove_s
 		return;
 	n = uaed_target_report_luns(before, n_before, &reported);
 	if (n < 0) {
-		sd_journal_send("MESSAGE=REPORT LUNS failed on target %.*s: %s; stale LUNs not "
+		uaed_log_action(LOG_WARNING, "stale-check",
+				"MESSAGE=REPORT LUNS failed on target %.*s: %s; stale LUNs not "
 				"checked", (int)(strrchr(before[0].hctl, ':') - before[0].hctl),
-				before[0].hctl, strerror(-n), "PRIORITY=%d", LOG_WARNING,
-				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=stale-check",
-				NULL);
+				before[0].hctl, strerror(-n));
 		return;
 	}
 	bad = implausible(reported, n, before, n_before, why, sizeof(why));
 	if (bad) {
-		sd_journal_send("MESSAGE=REPORT LUNS answer of target %.*s not trusted: %s; "
+		uaed_log_action(LOG_WARNING, "stale-check",
+				"MESSAGE=REPORT LUNS answer of target %.*s not trusted: %s; "
 				"no LUN treated as stale", (int)(strrchr(before[0].hctl, ':') -
-				before[0].hctl), before[0].hctl, bad, "PRIORITY=%d", LOG_WARNING,
-				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=stale-check",
-				"UAEVENTS_REASON=%s", bad, NULL);
+				before[0].hctl), before[0].hctl, bad, "UAEVENTS_REASON=%s", bad);
 		free(reported);
 		return;
 	}

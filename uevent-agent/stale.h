@@ -61,4 +61,11 @@ bool uaed_lu_disk(const struct uaed_lun *l, char *disk, size_t size);
 void uaed_check_stale(const struct uaed_lun *before, int n_before, bool remove_stale,
 		      unsigned int budget_s);
 
+/*
+ * What became of a LU that had to go, a stale one or one whose number another volume took
+ * (UAEVENTS_STALE=, UAEVENTS_REUSED=): uaed_outcome_name() gives the field's value.
+ */
+enum uaed_outcome { UAED_LOGGED, UAED_KEPT, UAED_REMOVED, UAED_FAILED };
+const char *uaed_outcome_name(enum uaed_outcome o);
+
 #endif /* UAED_STALE_H */

@@ -196,13 +196,13 @@ int uaed_journal_sync(uint64_t timeout_usec)
 	if (r == -ETIMEDOUT) {
 		sync_off = true;
 		/* Not through uaed_log(): it may wait for this very sync. */
-		sd_journal_send("MESSAGE=uaeventd: journald did not store its synchronization "
+		uaed_log_action(LOG_WARNING, "sync-off",
+				"MESSAGE=uaeventd: journald did not store its synchronization "
 				"point (an info entry) within %" PRIu64 " ms; it no longer waits for "
 				"one: journald may drop its info entries (MaxLevelStore= in "
 				"journald.conf), a killed instance's last entries may be logged "
 				"again, and its jobs' entries may lack _SYSTEMD_UNIT",
-				timeout_usec / 1000, "PRIORITY=%d", LOG_WARNING,
-				"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=sync-off", NULL);
+				timeout_usec / 1000);
 	}
 	return r < 0 ? r : 0;
 }

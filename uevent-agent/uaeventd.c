@@ -246,22 +246,20 @@ static void log_module(struct uae_event *ev)
 	uint64_t instance = uae_event_get_instance(ev);
 
 	if (!strcmp(name, "MODULE_MISSED")) {
-		sd_journal_send("MESSAGE=uaeventd: %" PRIu32 " instance(s) of the uaevents module "
+		uaed_log_action(LOG_WARNING, "module-missed",
+				"MESSAGE=uaeventd: %" PRIu32 " instance(s) of the uaevents module "
 				"were loaded and unloaded before uaeventd could subscribe; their "
 				"events, if any, are lost", uae_event_get_repeat(ev),
-				"PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=module-missed",
-				"UAEVENTS_MISSED=%" PRIu32, uae_event_get_repeat(ev), NULL);
+				"UAEVENTS_MISSED=%" PRIu32, uae_event_get_repeat(ev));
 		return;
 	}
-	sd_journal_send("MESSAGE=uaeventd: the uaevents module was %s (instance %016" PRIx64 ")%s",
+	uaed_log_action(LOG_WARNING, "resubscribe",
+			"MESSAGE=uaeventd: the uaevents module was %s (instance %016" PRIx64 ")%s",
 			loaded ? "loaded" : "unloaded", instance,
 			loaded ? "; subscribed, logging its events from its first" :
-				 "; falling back to the stock kernel's SDEV_UA uevents (fewer kinds "
-				 "and fields) until it is loaded again",
-			"PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=uaeventd",
-			"UAEVENTS_ACTION=resubscribe",
-			"UAEVENTS_MODULE_INSTANCE=%016" PRIx64, instance, NULL);
+			"; falling back to the stock kernel's SDEV_UA uevents (fewer kinds "
+			"and fields) until it is loaded again",
+			"UAEVENTS_MODULE_INSTANCE=%016" PRIx64, instance);
 }
 
 /*
@@ -449,22 +447,21 @@ static void resume_owed(struct daemon *d)
 		else
 			r = uaed_rescan_resume(d->rescan, o, what, sizeof(what), this_boot);
 		if (r < 0) {
-			sd_journal_send("MESSAGE=uaeventd: %s, owed by the last run, is not done: %s",
+			uaed_log_action(LOG_WARNING, "owed-dropped",
+					"MESSAGE=uaeventd: %s, owed by the last run, is not done: %s",
 					what[0] ? what : "a piece of work",
 					r == -EPERM ? "the configuration no longer allows it" :
 					r == -ENOENT ? "no such hook now" :
 					r == -ENOBUFS ? "the hook queue is full" :
 					r == -ESTALE ? "it is of an earlier boot, whose devices may "
 					"have other names now (its event is in the journal)" :
-					"it cannot be read", "PRIORITY=%d", LOG_WARNING,
-					"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=owed-dropped",
-					"UAEVENTS_JOB=%s", what, NULL);
+					"it cannot be read", "UAEVENTS_JOB=%s", what);
 			continue;
 		}
 		done++;
-		sd_journal_send("MESSAGE=uaeventd: %s, owed by the last run, is taken up again",
-				what, "PRIORITY=%d", LOG_NOTICE, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=owed-resumed", "UAEVENTS_JOB=%s", what, NULL);
+		uaed_log_action(LOG_NOTICE, "owed-resumed",
+				"MESSAGE=uaeventd: %s, owed by the last run, is taken up again",
+				what, "UAEVENTS_JOB=%s", what);
 	}
 	json_object_put(owed);
 	if (done) {
@@ -580,12 +577,11 @@ static int start_monitor(struct daemon *d)
 	 */
 	since = st.instance == ks.instance ? st.seq : 0;
 	if (st.instance != ks.instance)
-		sd_journal_send("MESSAGE=uaeventd: the uaevents module is a new instance (%016" PRIx64
+		uaed_log_action(LOG_NOTICE, "new-instance",
+				"MESSAGE=uaeventd: the uaevents module is a new instance (%016" PRIx64
 				"; the state is at event %" PRIu64 " of %016" PRIx64 "): logging its "
 				"events from its first; events the old instance raised after that, "
-				"if any, were not seen", ks.instance, st.seq, st.instance,
-				"PRIORITY=%d", LOG_NOTICE, "SYSLOG_IDENTIFIER=uaeventd",
-				"UAEVENTS_ACTION=new-instance", NULL);
+				"if any, were not seen", ks.instance, st.seq, st.instance);
 	/* A timeout is said by the sync itself, once. */
 	r = uaed_journal_sync(10 * 1000000ULL);
 	if (r < 0 && r != -ETIMEDOUT)
@@ -649,8 +645,7 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 		return 0;
 	}
-	sd_journal_send("MESSAGE=uaeventd: subscribed again", "PRIORITY=%d", LOG_WARNING,
-			"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=resubscribe", NULL);
+	uaed_log_action(LOG_WARNING, "resubscribe", "MESSAGE=uaeventd: subscribed again");
 	d->subscribe_failing = false;
 	sd_event_set_watchdog(d->loop, true);
 	return 0;
@@ -687,10 +682,10 @@ static void check_resize_command(struct uaed_config *cfg)
 	why = uaed_unsafe_command(cfg->resize_command, which, sizeof(which));
 	if (!why)
 		return;
-	sd_journal_send("MESSAGE=uaeventd: resize_command %s refused: %s %s; no resize command "
+	uaed_log_action(LOG_ERR, "resize-refused",
+			"MESSAGE=uaeventd: resize_command %s refused: %s %s; no resize command "
 			"runs until it is fixed and the configuration reloaded",
-			cfg->resize_command, which, why, "PRIORITY=%d", LOG_ERR,
-			"SYSLOG_IDENTIFIER=uaeventd", "UAEVENTS_ACTION=resize-refused", NULL);
+			cfg->resize_command, which, why);
 	cfg->resize_command[0] = '\0';
 }
 
