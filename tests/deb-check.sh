@@ -26,7 +26,6 @@ has() {
 has uaevents /usr/bin/uaectl /usr/sbin/uaeventd /lib/systemd/system/uaeventd.service \
 	/lib/udev/rules.d/89-uaevents-handoff.rules /lib/udev/rules.d/91-uaevents.rules \
 	/usr/lib/systemd/catalog/uaevents.catalog \
-	/usr/lib/modules-load.d/uaevents.conf \
 	/usr/share/uaevents/hooks/space-wall-alert /usr/share/uaevents/hooks/multipath-resize \
 	/etc/uaevents/uaeventd.conf /etc/uaevents/hooks.d/ \
 	/usr/share/bash-completion/completions/uaectl \
@@ -50,6 +49,14 @@ has python3-uaevents /usr/lib/python3/dist-packages/uaevents/__init__.py \
 	dpkg-deb -f "$(ls "$out/python3-uaevents_${version}_all.deb")" Depends |
 	grep -q "libuaevents1 (>= $version)"
 result $? "python3-uaevents ships the module and its example, depending on python3 and libuaevents1"
+# The file that loads the module at boot comes with the module: a host with uaevents alone
+# would otherwise boot with a failed systemd-modules-load.service.
+conf=/usr/lib/modules-load.d/uaevents.conf
+has uaevents-dkms "$conf" &&
+	! dpkg-deb -c "$(ls "$out/uaevents_${version}_"*.deb)" | grep -q "\.$conf\$" &&
+	dpkg-deb -f "$out/uaevents-dkms_${version}_all.deb" Breaks | grep -q "uaevents (<< 0.1.1~)" &&
+	dpkg-deb -f "$out/uaevents-dkms_${version}_all.deb" Replaces | grep -q "uaevents (<< 0.1.1~)"
+result $? "uaevents-dkms ships $conf (uaevents no longer does: Breaks and Replaces older uaevents)"
 
 # DKMS, as on an administrator's machine, but in a tree of its own: the host is untouched.
 dk="$out/dkms"

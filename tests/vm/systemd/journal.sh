@@ -5,7 +5,7 @@
 # unit, its hardening, journald and the package's catalog.
 
 tap_diag "kernel $(uname -r), $(systemctl --version | head -n 1)"
-check "uaevents.ko was loaded at boot (modules-load.d of the uaevents package)" \
+check "uaevents.ko was loaded at boot (modules-load.d of the uaevents-dkms package)" \
 	test -d /sys/module/uaevents
 check "uaeventd.service is active, started by systemd from the installed unit" \
 	wait_for 60 systemctl is-active --quiet uaeventd

@@ -219,7 +219,10 @@ t10_lu() {
 	echo "path $H3, wwid '$T10'" >"$SAW"
 	case $T10 in
 	t10.*" ") ;;
-	*) return 1 ;;
+	*)
+		od -An -c "/sys/class/scsi_device/$H3/device/vpd_pg83" >>"$SAW" 2>&1
+		return 1
+		;;
 	esac
 }
 check "LIO LU without a unit serial: its WWID is a T10 designator ending in a blank" t10_lu

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 15
+# tap-plan: 17
 # Sourced by run.sh.
 # The unit's sandbox: systemd-analyze rates it at most 3.0, and what uaeventd must do
 # still works inside it: run a hook, scan a target, remove a stale LUN (stale_luns =
@@ -129,9 +129,33 @@ unit_holds_daemon_alone() {
 check "then uaeventd's cgroup holds the daemon alone, the hook's cgroup removed" \
 	wait_for 20 unit_holds_daemon_alone
 rm /etc/uaevents/hooks.d/all-escape
+
+# ---- the shipped space-wall-alert mails from outside the sandbox ----
+# Debian's exim4 delivers locally.  Inside the unit an MTA can write neither its spool nor
+# reach a relay: the hook starts uaevents-mail as a service of its own.  The mail must reach
+# a local user's mailbox with the event's journal entry and its catalog text.
+id uaemail >/dev/null 2>&1 || useradd -m uaemail
+ln -sf /usr/share/uaevents/hooks/space-wall-alert /etc/uaevents/hooks.d/space-wall-alert
+reload_with 's|^mail_to = storage@example.com|mail_to = uaemail|; s|^#act_on_injected = no|act_on_injected = yes|' \
+	"space-wall-alert enabled, mail_to a local user, act_on_injected = yes"
+uaectl inject --hctl "$HCTL" --sense 700006000000000a00000000380700000000 >/dev/null
+mailed() {
+	cat /var/mail/uaemail >"$SAW" 2>&1 || {
+		journalctl --cursor "$reload_cursor" --no-pager -o cat \
+			_SYSTEMD_UNIT=uaeventd.service + UNIT=uaevents-mail-*.service \
+			+ _SYSTEMD_UNIT=exim4.service >>"$SAW"
+		return 1
+	}
+	grep -q "^Subject: uaevents: THIN_PROVISIONING_SOFT_THRESHOLD_REACHED on $DISK" "$SAW" &&
+		grep -q "THIN PROVISIONING SOFT THRESHOLD REACHED (ASC/ASCQ 38h/07h)" "$SAW"
+}
+check "space-wall-alert's mail reaches the local mailbox, with the journal entry and catalog" \
+	wait_for 90 mailed
+rm /etc/uaevents/hooks.d/space-wall-alert
+sed -i 's|^act_on_injected = yes|#act_on_injected = no|' /etc/uaevents/uaeventd.conf
 sed -i 's|^timeout_s = 15$|#timeout_s = 30|' /etc/uaevents/uaeventd.conf
 sed -i 's|^stale_luns = remove|#stale_luns = log|' /etc/uaevents/uaeventd.conf
-sed -i 's|^mail_to = storage@example.com|#mail_to =|' /etc/uaevents/uaeventd.conf
+sed -i 's|^mail_to = uaemail|#mail_to =|' /etc/uaevents/uaeventd.conf
 systemctl reload uaeventd
 check "uaeventd wrote no error (every write worked inside its sandbox)" \
 	no_daemon_error "$cursor"
