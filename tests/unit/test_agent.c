@@ -740,25 +740,12 @@ END_TEST
 START_TEST(sysfs_read_keeps_blanks)
 {
 	char dir[] = "/tmp/uaed-sysfs-XXXXXX", path[64], buf[64];
-	FILE *f;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
+	write_file(dir, "wwid", "t10.LIO-ORG \n", 0644);
 	snprintf(path, sizeof(path), "%s/wwid", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("t10.LIO-ORG \n", f);
-	fclose(f);
 	ck_assert_int_eq(uaed_sysfs_readat(AT_FDCWD, path, buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "t10.LIO-ORG ");
-	snprintf(path, sizeof(path), "%s/vendor", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("LIO-ORG \n", f);
-	fclose(f);
-	ck_assert_int_eq(uaed_sysfs_readat(AT_FDCWD, path, buf, sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "LIO-ORG ");
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/wwid", dir);
 	unlink(path);
 	rmdir(dir);
 }
