@@ -264,27 +264,21 @@ static void note_last(struct uaed_metrics *m, const char *name, const char *wwid
  */
 static void seed_last(struct uaed_metrics *m)
 {
+	char match[sizeof(space_events) / sizeof(space_events[0])][96];
+	const char *matches[sizeof(space_events) / sizeof(space_events[0])];
+	const size_t n = sizeof(space_events) / sizeof(space_events[0]);
 	unsigned int read = 0;
-	char match[96];
 	sd_journal *j;
-	int r = 0;
+	int r;
 
-	if (sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY) < 0)
-		return;
-	for (size_t i = 0; i < sizeof(space_events) / sizeof(space_events[0]) && r >= 0; i++) {
-		snprintf(match, sizeof(match), "UAEVENTS_EVENT=%s", space_events[i]);
-		r = sd_journal_add_match(j, match, 0);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(match[i], sizeof(match[i]), "UAEVENTS_EVENT=%s", space_events[i]);
+		matches[i] = match[i];
 	}
-	if (r >= 0)
-		r = sd_journal_add_match(j, "SYSLOG_IDENTIFIER=uaeventd", 0);
-	snprintf(match, sizeof(match), "_UID=%u", (unsigned int)getuid());
-	if (r >= 0)
-		r = sd_journal_add_match(j, match, 0);
-	/* Without every match, other users' entries would count: none is taken. */
+	r = uaed_journal_open_own(&j, matches, n);
 	if (r < 0) {
 		uaed_log_errno(LOG_WARNING, r, "uaeventd: cannot search the journal for earlier "
 			       "space events: %m");
-		sd_journal_close(j);
 		return;
 	}
 	SD_JOURNAL_FOREACH_BACKWARDS(j) {

@@ -240,39 +240,51 @@ static int by_first(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
+int uaed_journal_open_own(sd_journal **ret, const char *const *matches, size_t n)
+{
+	char uid[32];
+	sd_journal *j;
+	int r;
+
+	r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n && r >= 0; i++)
+		r = sd_journal_add_match(j, matches[i], 0);
+	if (r >= 0)
+		r = sd_journal_add_match(j, "SYSLOG_IDENTIFIER=uaeventd", 0);
+	/*
+	 * Any local user can log uaeventd's fields (UAEVENTS_SEQ=<huge> under the public
+	 * instance id); only journald's own fields are trusted.  _UID comes from the socket's
+	 * credentials, so it is there even for the last entries of an instance that was killed
+	 * (_SYSTEMD_UNIT is read from /proc and may be missing for those).
+	 */
+	snprintf(uid, sizeof(uid), "_UID=%u", (unsigned int)getuid());
+	if (r >= 0)
+		r = sd_journal_add_match(j, uid, 0);
+	/* Without every match, other users' entries would count: none is used. */
+	if (r < 0) {
+		sd_journal_close(j);
+		return r;
+	}
+	*ret = j;
+	return 0;
+}
+
 /*
  * The journal, at the entries uaeventd logged of the events of module instance
  * @instance; 0, or -errno (said) when it cannot be searched.
  */
 static int open_own_entries(sd_journal **ret, uint64_t instance)
 {
-	sd_journal *j;
 	char match[64];
+	const char *m = match;
 	int r;
 
-	r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
-	if (r < 0)
-		return uaed_log_errno(LOG_ERR, r, "uaeventd: cannot open the journal: %m");
 	snprintf(match, sizeof(match), "UAEVENTS_INSTANCE=%016" PRIx64, instance);
-	r = sd_journal_add_match(j, match, 0);
-	if (r >= 0)
-		r = sd_journal_add_match(j, "SYSLOG_IDENTIFIER=uaeventd", 0);
-	/*
-	 * Any local user can log UAEVENTS_SEQ=<huge> under the public instance id; only
-	 * journald's own fields are trusted.  _UID comes from the socket's credentials, so it
-	 * is there even for the last entries of an instance that was killed (_SYSTEMD_UNIT is
-	 * read from /proc and may be missing for those).
-	 */
-	snprintf(match, sizeof(match), "_UID=%u", (unsigned int)getuid());
-	if (r >= 0)
-		r = sd_journal_add_match(j, match, 0);
-	/* Without every match, other users' entries would count: none is used. */
-	if (r < 0) {
-		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot search the journal: %m");
-		sd_journal_close(j);
-		return r;
-	}
-	*ret = j;
+	r = uaed_journal_open_own(ret, &m, 1);
+	if (r < 0)
+		return uaed_log_errno(LOG_ERR, r, "uaeventd: cannot search the journal: %m");
 	return 0;
 }
 

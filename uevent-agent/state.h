@@ -58,5 +58,11 @@ uint64_t uaed_journal_logged_through(uint64_t instance, uint64_t from);
 int uaed_journal_newest_logged(uint64_t instance, uint64_t *newest);
 /* The value of @field in @j's current entry, into @buf: false if none, or if it does not fit. */
 bool uaed_journal_field(sd_journal *j, const char *field, char *buf, size_t size);
+/*
+ * The local journal at uaeventd's own entries (SYSLOG_IDENTIFIER=uaeventd from this user,
+ * as journald's _UID says: no sender can forge it) that match any of the @n @matches
+ * ("FIELD=value", one field); 0, or -errno with nothing opened.
+ */
+int uaed_journal_open_own(sd_journal **ret, const char *const *matches, size_t n);
 
 #endif /* UAED_STATE_H */
