@@ -371,67 +371,81 @@ static int configfs_error(const char *path, int err)
 	return err != ENOENT && err != ENOTDIR;
 }
 
+/* The device an nvmet namespace's folder names: 1 (into @dev), 0 if none, -errno. */
+static int nvmet_device(const char *folder, char *dev, size_t size)
+{
+	char path[4200];
+	int r;
+
+	snprintf(path, sizeof(path), "%sdevice_path", folder);
+	r = uaed_sysfs_readat(AT_FDCWD, path, dev, size);
+	return r < 0 ? r : dev[0] != '\0';
+}
+
+/* A kind of kernel user, as configfs shows it: its folders, and the device each names. */
+struct kernel_user_kind {
+	const char *what;	/* one of them, for the journal */
+	const char *all;	/* all of them */
+	const char *folders;	/* glob(3) pattern */
+	const char *prefix;	/* what of a folder's path the journal leaves out */
+	int (*device)(const char *folder, char *dev, size_t size);	/* 1, 0 or -errno */
+};
+
 /*
  * The kernel's users that open a device without claiming it, as configfs names them: a
  * LIO backstore's device (fileio opens it as a plain file; iblock and pscsi claim it, and
- * are named here too) and an nvmet namespace's (its block backend does not claim).  One
- * configured but not enabled counts: someone means to use the LU.  1 (and @why) when one
- * names the LU; -1 when configfs cannot be read, since nothing then proves that none does;
- * 0 when none.
+ * are named here too) and an nvmet namespace's (its block backend does not claim).
  */
-static int kernel_user(const struct lu_nodes *ln, char *why, size_t size)
+static const struct kernel_user_kind kernel_users[] = {
+	{ "LIO backstore", "LIO's backstores", "/sys/kernel/config/target/core/*/*/",
+	  "/sys/kernel/config/target/core/", lio_device },
+	{ "nvmet namespace", "nvmet's namespaces",
+	  "/sys/kernel/config/nvmet/subsystems/*/namespaces/*/",
+	  "/sys/kernel/config/nvmet/subsystems/", nvmet_device },
+};
+
+/*
+ * Whether a kernel user of kind @k names the LU.  One configured but not enabled counts:
+ * someone means to use the LU.  1 (and @why) when one does; -1 when configfs cannot be
+ * read, since nothing then proves that none does; 0 when none.
+ */
+static int kernel_user_of(const struct kernel_user_kind *k, const struct lu_nodes *ln,
+			  char *why, size_t size)
 {
-	static const char lio[] = "/sys/kernel/config/target/core/";
-	static const char nvmet[] = "/sys/kernel/config/nvmet/subsystems/";
-	char dev[4096], path[4200];
+	char dev[4096];
 	int found = 0, r;
 	glob_t g;
 
-	r = glob("/sys/kernel/config/target/core/*/*/", GLOB_NOSORT, configfs_error, &g);
+	r = glob(k->folders, GLOB_NOSORT, configfs_error, &g);
 	for (size_t i = 0; r == 0 && i < g.gl_pathc && !found; i++) {
-		int d = lio_device(g.gl_pathv[i], dev, sizeof(dev));
+		int d = k->device(g.gl_pathv[i], dev, sizeof(dev));
 
 		if (d == -ENOENT || d == 0 || (d > 0 && !path_is_node(dev, ln)))
 			continue;	/* gone meanwhile, none, or another device */
 		if (d < 0)
-			snprintf(why, size, "cannot read LIO backstore %.120s: %s",
-				 configfs_name(g.gl_pathv[i], lio), strerror(-d));
+			snprintf(why, size, "cannot read %s %.120s: %s", k->what,
+				 configfs_name(g.gl_pathv[i], k->prefix), strerror(-d));
 		else
-			snprintf(why, size, "the device of LIO backstore %.120s",
-				 configfs_name(g.gl_pathv[i], lio));
+			snprintf(why, size, "the device of %s %.120s", k->what,
+				 configfs_name(g.gl_pathv[i], k->prefix));
 		found = d < 0 ? -1 : 1;
 	}
 	if (r == 0 || r == GLOB_NOMATCH)
 		globfree(&g);
 	if (r != 0 && r != GLOB_NOMATCH && !found) {
-		snprintf(why, size, "cannot read LIO's backstores in configfs");
+		snprintf(why, size, "cannot read %s in configfs", k->all);
 		return -1;
 	}
-	if (found)
-		return found;
-	r = glob("/sys/kernel/config/nvmet/subsystems/*/namespaces/*/", GLOB_NOSORT,
-		 configfs_error, &g);
-	for (size_t i = 0; r == 0 && i < g.gl_pathc && !found; i++) {
-		int d;
+	return found;
+}
 
-		snprintf(path, sizeof(path), "%sdevice_path", g.gl_pathv[i]);
-		d = uaed_sysfs_readat(AT_FDCWD, path, dev, sizeof(dev));
-		if (d == -ENOENT || (d == 0 && !path_is_node(dev, ln)))
-			continue;
-		if (d < 0)
-			snprintf(why, size, "cannot read nvmet namespace %.160s: %s",
-				 configfs_name(g.gl_pathv[i], nvmet), strerror(-d));
-		else
-			snprintf(why, size, "the device of nvmet namespace %.160s",
-				 configfs_name(g.gl_pathv[i], nvmet));
-		found = d < 0 ? -1 : 1;
-	}
-	if (r == 0 || r == GLOB_NOMATCH)
-		globfree(&g);
-	if (r != 0 && r != GLOB_NOMATCH && !found) {
-		snprintf(why, size, "cannot read nvmet's namespaces in configfs");
-		return -1;
-	}
+/* Whether any kernel user that takes no claim names the LU: as kernel_user_of(). */
+static int kernel_user(const struct lu_nodes *ln, char *why, size_t size)
+{
+	int found = 0;
+
+	for (size_t i = 0; i < sizeof(kernel_users) / sizeof(kernel_users[0]) && !found; i++)
+		found = kernel_user_of(&kernel_users[i], ln, why, size);
 	return found;
 }
 
