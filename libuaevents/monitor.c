@@ -21,6 +21,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <linux/netlink.h>
@@ -59,6 +60,15 @@ struct uae_monitor {
 	int group_ids[UAE_GROUPS];
 	uint64_t instance;		/* the module instance followed; 0: none */
 	bool follow;			/* the controller announced uaevents: look again */
+	/*
+	 * A follow that failed (no descriptor or memory left, a module going meanwhile) is
+	 * tried again once this timerfd fires, after a wait that doubles up to 10 s: the
+	 * monitor's fd is readable again then, and not before, so that a caller polling first
+	 * neither waits for good nor spins on a failure that lasts.
+	 */
+	int retry_fd;
+	unsigned int retry_ms;
+	bool retry_armed;
 	bool overflowed;		/* since the last replay: the socket lost events */
 	/*
 	 * The family ids of the instances followed lately.  The kernel gives each
@@ -113,19 +123,43 @@ static struct uae_event *dequeue(struct uae_monitor *m)
 
 /*
  * Readable while events are queued here, a replay has pages to go or the module is still to
- * be followed (a follow or a replay page that failed is tried again at the next receive),
- * so that a caller that polls first comes back for them.
+ * be followed (a follow that failed: once its retry is due, retry_fd says when), so that a
+ * caller that polls first comes back for them.
  */
 static void update_ready(struct uae_monitor *m)
 {
 	uint64_t v = 1;
 
-	bool pending = m->head || m->after_gap || m->replaying || m->follow;
+	bool pending = m->head || m->after_gap || m->replaying || (m->follow && !m->retry_armed);
 
 	if (pending && !m->ready)
 		m->ready = write(m->ready_fd, &v, sizeof(v)) == sizeof(v);
 	else if (!pending && m->ready)
 		m->ready = read(m->ready_fd, &v, sizeof(v)) != sizeof(v);
+}
+
+/* A failed follow: try again after the next wait (100 ms, doubling up to 10 s). */
+static void arm_retry(struct uae_monitor *m)
+{
+	struct itimerspec its = { 0 };
+
+	m->retry_ms = m->retry_ms ? m->retry_ms * 2 : 100;
+	if (m->retry_ms > 10000)
+		m->retry_ms = 10000;
+	its.it_value.tv_sec = m->retry_ms / 1000;
+	its.it_value.tv_nsec = (long)(m->retry_ms % 1000) * 1000000;
+	/* Without the timer, at once: a caller spinning beats one waiting for good. */
+	m->retry_armed = timerfd_settime(m->retry_fd, 0, &its, NULL) == 0;
+}
+
+/* Whether a failed follow may be tried again now (its wait is over, or it had none). */
+static bool retry_due(struct uae_monitor *m)
+{
+	uint64_t n;
+
+	if (m->retry_armed && read(m->retry_fd, &n, sizeof(n)) == sizeof(n))
+		m->retry_armed = false;
+	return !m->retry_armed;
 }
 
 static void note_followed(struct uae_monitor *m)
@@ -363,9 +397,13 @@ static int follow(struct uae_monitor *m)
 	uae_position_set(&m->pos, st.instance, 0, NULL);
 	r = uae_monitor_replay(m, 0);
 out:
-	/* Tried again at the next receive. */
-	if (r < 0)
+	/* Tried again at a receive once the wait is over. */
+	if (r < 0) {
 		m->follow = true;
+		arm_retry(m);
+	} else {
+		m->retry_ms = 0;
+	}
 	return r;
 }
 
@@ -412,9 +450,12 @@ int uae_monitor_new(struct uae_monitor **ret)
 		return -ENOMEM;
 	m->refcount = 1;
 	m->ready_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	m->retry_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	m->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (m->epoll_fd < 0 || m->ready_fd < 0 ||
+	if (m->epoll_fd < 0 || m->ready_fd < 0 || m->retry_fd < 0 ||
 	    epoll_ctl(m->epoll_fd, EPOLL_CTL_ADD, m->ready_fd,
+		      &(struct epoll_event){ .events = EPOLLIN }) < 0 ||
+	    epoll_ctl(m->epoll_fd, EPOLL_CTL_ADD, m->retry_fd,
 		      &(struct epoll_event){ .events = EPOLLIN }) < 0) {
 		r = -errno;
 		goto fail;
@@ -463,6 +504,8 @@ struct uae_monitor *uae_monitor_unref(struct uae_monitor *m)
 		close(m->epoll_fd);
 	if (m->ready_fd >= 0)
 		close(m->ready_fd);
+	if (m->retry_fd >= 0)
+		close(m->retry_fd);
 	free(m);
 	return NULL;
 }
@@ -732,6 +775,8 @@ static int receive(struct uae_monitor *m, struct uae_event **ret)
 			continue;
 		}
 		if (m->follow) {
+			if (!retry_due(m))
+				return -EAGAIN;
 			r = follow(m);
 			if (r < 0)
 				return r;
