@@ -24,6 +24,11 @@ struct uaed_event {
 	char wwid[128];
 	/* Device-supplied; read from sysfs only when a hook is to run for the event. */
 	char vendor[32], model[32], rev[16];
+	/*
+	 * Replayed, and in the journal already: a previous run logged it and left its actions
+	 * to this one, which owes them (rescan.h) but does not count it as a report of its own.
+	 */
+	bool logged_earlier;
 };
 
 #endif /* UAED_EVENT_H */

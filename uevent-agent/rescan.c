@@ -740,7 +740,8 @@ void uaed_rescan_event(struct uaed_rescan *r, const struct uaed_event *e)
 	if ((action == ALUA_STATE || action == RESCAN_WWID) && !e->wwid[0])
 		return;
 	key_of(action, e, key, sizeof(key));
-	request(r, action, key, e, 0);
+	/* Logged by the last run, which left its work undone: owed, as after a clean stop. */
+	request(r, action, key, e, e->logged_earlier ? 1 : 0);
 }
 
 /*

@@ -306,6 +306,7 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 		d->state_dirty = true;
 		if (act) {
 			from_module_event(ev, &e);
+			e.logged_earlier = true;
 			act_on(d, &e);
 		}
 		return;
