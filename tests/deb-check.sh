@@ -27,6 +27,7 @@ has uaevents /usr/bin/uaectl /usr/sbin/uaeventd /lib/systemd/system/uaeventd.ser
 	/lib/udev/rules.d/89-uaevents-handoff.rules /lib/udev/rules.d/91-uaevents.rules \
 	/usr/lib/systemd/catalog/uaevents.catalog \
 	/usr/share/uaevents/hooks/space-wall-alert /usr/share/uaevents/hooks/multipath-resize \
+	/usr/libexec/uaevents/uaevents-mail \
 	/etc/uaevents/uaeventd.conf /etc/uaevents/hooks.d/ \
 	/usr/share/bash-completion/completions/uaectl \
 	/usr/share/man/man1/uaectl.1.gz /usr/share/man/man8/uaeventd.8.gz

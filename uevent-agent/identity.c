@@ -222,7 +222,7 @@ bool uaed_wwid_names_lu(const uint8_t *page, int len, const char *wwid)
 {
 	struct ident id;
 
-	return parse(page, len, &id) == 0 && names(&id, wwid);
+	return parse(page, uaed_vpd83_len(page, len), &id) == 0 && names(&id, wwid);
 }
 
 /* The multipath map holding @disk, if any: its name and its WWID (dm uuid "mpath-WWID"). */
