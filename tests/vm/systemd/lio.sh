@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 23
+# tap-plan: 21
 # Sourced by run.sh.  The kernel's own SCSI target, LIO, as a second, independent target:
 # one ramdisk LU exported through two tcm_loop ports, so that this host sees it on two
 # paths (two SCSI hosts) with one WWID, and the kernel's ALUA handler attaches to both.
@@ -190,46 +190,3 @@ check "uaeventd logs LUN 1's removal as another tool's (tcm_loop's)" \
 check "and no error of uaeventd's own through the reservations and LUN changes" \
 	no_daemon_error "$since_pr"
 
-# ---- a LU known only by its T10 vendor designator: a WWID that ends in a blank ----
-# Without a unit serial LIO builds no NAA designator; page 83h's T10 one is the vendor
-# field, "LIO-ORG ", blank-padded.  The module's events carry the WWID as sysfs shows it,
-# and uaeventd must find the LU's path by it (it once dropped the blank: "0 paths").
-BS2=$C/core/rd_mcp_1/lio2 PORT3=naa.50014050000c0003
-# t10_path: the LU of the SCSI host port 3 added (its page 83h names no target port), once
-# it has a disk.
-t10_path() {
-	for h in /sys/class/scsi_host/host*; do
-		echo "$hosts_before" | grep -qx "${h##*/}" && continue
-		for d in "/sys/class/scsi_device/${h##*host}":*; do
-			ls "$d/device/block" >/dev/null 2>&1 && basename "$d" && return 0
-		done
-	done
-	return 1
-}
-t10_lu() {
-	hosts_before=$(ls /sys/class/scsi_host)
-	mkdir -p "$BS2" && echo rd_pages=2048 >"$BS2/control" && echo 1 >"$BS2/enable" &&
-		mkdir -p "$C/loopback/$PORT3/tpgt_1" &&
-		echo naa.50014050000d0003 >"$C/loopback/$PORT3/tpgt_1/nexus" &&
-		mkdir "$C/loopback/$PORT3/tpgt_1/lun/lun_0" &&
-		ln -s "$BS2" "$C/loopback/$PORT3/tpgt_1/lun/lun_0/lio2" || return 1
-	wait_for 60 t10_path >"$SAW" || return 1
-	H3=$(cat "$SAW")
-	T10=$(cat "/sys/class/scsi_device/$H3/device/wwid")
-	echo "path $H3, wwid '$T10'" >"$SAW"
-	case $T10 in
-	t10.*" ") ;;
-	*)
-		od -An -c "/sys/class/scsi_device/$H3/device/vpd_pg83" >>"$SAW" 2>&1
-		return 1
-		;;
-	esac
-}
-check "LIO LU without a unit serial: its WWID is a T10 designator ending in a blank" t10_lu
-tap_diag "T10-only LU: $(cat "$SAW")"
-drain "$H3"
-cursor=$(journal_cursor)
-uaectl inject --hctl "$H3" --sense 700006000000000a000000002a0900000000 >/dev/null
-check "its capacity change: uaeventd rescans its one path, found by that WWID" \
-	wait_for 60 entry "$cursor" UAEVENTS_ACTION=rescan-paths "UAEVENTS_WWID=$T10" \
-	UAEVENTS_PATHS=1
