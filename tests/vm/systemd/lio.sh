@@ -189,4 +189,3 @@ check "uaeventd logs LUN 1's removal as another tool's (tcm_loop's)" \
 	wait_for 30 entry "$cursor" UAEVENTS_ACTION=removed-elsewhere "UAEVENTS_HCTL=${H1%:*}:1"
 check "and no error of uaeventd's own through the reservations and LUN changes" \
 	no_daemon_error "$since_pr"
-
