@@ -35,8 +35,10 @@ if [ -n "$why" ]; then
 	tail -n 60 "$out/console.log" >&2 || true
 	# Last, so that the end of a long log (all CI shows) names what failed: the failed
 	# results with what they saw, and the numbers of results that never came.
+	# (Indented: run-stage.sh counts the lines that start with "not ok".)
 	echo "$script on $kver: what failed:" >&2
-	awk '/^not ok / { on = 1; print; next } /^ok / { on = 0 } on && /^#/' "$out/tap.log" >&2
+	awk '/^not ok / { on = 1; print "  " $0; next } /^ok / { on = 0 } on && /^#/ { print "  " $0 }' \
+		"$out/tap.log" >&2
 	missing=$(grep -o '^\(not \)\?ok [0-9]*' "$out/tap.log" | awk '{ print $NF }' |
 		awk -v n="$planned" '{ seen[$1] = 1 } END { for (i = 1; i <= n; i++) if (!seen[i]) printf " %d", i }')
 	[ -z "$missing" ] || echo "$script on $kver: no result numbered$missing" >&2
