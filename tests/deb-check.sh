@@ -33,7 +33,10 @@ has uaevents /usr/bin/uaectl /usr/sbin/uaeventd /lib/systemd/system/uaeventd.ser
 	/usr/share/man/man1/uaectl.1.gz /usr/share/man/man8/uaeventd.8.gz
 result $? "uaevents ships the tools, unit, rules, catalog, hooks, configuration and man pages"
 deb=$(ls "$out/uaevents_${version}_"*.deb 2>/dev/null)
-dpkg-deb -f "$deb" Depends | grep -q "libuaevents1 (>= $version)" &&
+# The library's version it needs is the newest its symbols file names (dpkg-shlibdeps).
+needs=$(awk 'NR > 1 && $1 !~ /^\*/ { print $NF }' "$top/debian/libuaevents1.symbols" | sort -uV |
+	tail -n 1)
+dpkg-deb -f "$deb" Depends | grep -q "libuaevents1 (>= $needs)" &&
 	dpkg-deb -I "$deb" conffiles | grep -qx /etc/uaevents/uaeventd.conf &&
 	dpkg-deb -I "$deb" postinst | grep -q "journalctl --update-catalog" &&
 	dpkg-deb -I "$deb" postinst | grep -q "deb-systemd-helper"
