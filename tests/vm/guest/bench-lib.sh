@@ -23,6 +23,10 @@ now() { cut -d ' ' -f 1 /proc/uptime; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 # CPU seconds (user + system) a process has used so far; /proc counts in USER_HZ, 100 on x86.
 cpu_of() { awk -v hz=100 '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$1/stat"; }
+# CPU seconds a process's children used, those it waited for (and theirs) so far.
+children_cpu_of() { awk -v hz=100 '{ printf "%.3f", ($16 + $17) / hz }' "/proc/$1/stat"; }
+# Processes created since boot (/proc/stat's "processes").
+forks() { awk '/^processes/ { print $2 }' /proc/stat; }
 # CPU seconds the kernel spent (system, irq, softirq) on all CPUs so far.
 kernel_cpu() {
 	awk -v hz=100 '/^cpu / { printf "%.3f", ($4 + $7 + $8) / hz }' /proc/stat

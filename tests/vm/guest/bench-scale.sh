@@ -89,14 +89,30 @@ wait_for 60 sh -c "journalctl -t uaeventd -o cat | grep -q '^uaeventd: listening
 rss0=$(rss_kb "$UAED") kmem0=$(kmem_kb)
 journal_count() { journalctl -t uaeventd "UAEVENTS_ACTION=$1" -q -o cat 2>/dev/null | wc -l; }
 
+# Where the time goes: the touching loop alone, nothing pending (the host's own cost);
+# then, over the storm, the CPU of uaeventd, of the jobs and hooks it waited for, of
+# journald and of the kernel, and the processes started.
+JOURNALD=$(pidof systemd-journald)
+t_bare=$(now)
+touch_all
+touch_bare=$(elapsed "$t_bare" "$(now)")
+# cpu_snapshot: the counters above, as one line.
+cpu_snapshot() {
+	echo "$(cpu_of "$UAED") $(children_cpu_of "$UAED") $(cpu_of "$JOURNALD") $(kernel_cpu) $(forks)"
+}
+# per_lu BEFORE AFTER FIELD: milliseconds per LU of counter FIELD between two snapshots.
+per_lu() {
+	echo "$1 $2" | awk -v f="$3" -v n="$LUS" '{ printf "%.1f", ($(f + 5) - $f) * 1000 / n }'
+}
+
 # (a) capacity grows on every LU.
-r0=$(hits rescan) t0=$(now)
+r0=$(hits rescan) t0=$(now) c0=$(cpu_snapshot)
 echo 1 >"$SDEBUG/virtual_gb"
 touch_all
 t_touched=$(now)
 wait_size $GB
 settle journal_count resize
-r1=$(hits rescan)
+r1=$(hits rescan) c1=$(cpu_snapshot)
 journalctl -t uaeventd UAEVENTS_ACTION=resize -o json -q | jq -s '[group_by(.UAEVENTS_WWID)[] | length]' >/tmp/resizes.json
 figure scale-capacity-paths "$(at_size $GB)" "==" "$PATHS" paths \
 	"paths showing the new size, uaevents; every path touched once in $(elapsed "$t0" "$t_touched") s"
@@ -106,6 +122,18 @@ figure scale-rescans-per-path "$(ratio $((r1 - r0)) "$PATHS")" "==" 1 ratio \
 	"$((r1 - r0)) rescans (scsi_rescan_device) of $PATHS paths, uaevents"
 figure scale-resizes-per-wwid "$(ratio "$settled" "$LUS")" "==" 1 ratio \
 	"$settled resize commands for $(jq length /tmp/resizes.json) of $LUS WWIDs, at most $(jq 'max // 0' /tmp/resizes.json) for one"
+figure scale-touch-seconds-bare "$touch_bare" "" "" s \
+	"the loop touching every path once with nothing pending: the host's own part of the figures above"
+figure scale-uaeventd-cpu-ms-per-lu "$(per_lu "$c0" "$c1" 1)" "" "" ms \
+	"uaeventd's own CPU (user + system) per LU over the capacity storm"
+figure scale-jobs-cpu-ms-per-lu "$(per_lu "$c0" "$c1" 2)" "" "" ms \
+	"CPU per LU of the job children uaeventd waited for, with the resize hooks they ran"
+figure scale-journald-cpu-ms-per-lu "$(per_lu "$c0" "$c1" 3)" "" "" ms \
+	"journald's CPU per LU over the capacity storm"
+figure scale-kernel-cpu-ms-per-lu "$(per_lu "$c0" "$c1" 4)" "" "" ms \
+	"the kernel's CPU (system, irq, softirq) per LU over the capacity storm, the rescans included"
+figure scale-processes-per-lu "$(echo "$c0 $c1" | awk -v n="$LUS" '{ printf "%.2f", ($10 - $5) / n }')" "" "" ratio \
+	"processes started per LU over the capacity storm (jobs, hooks and what they run)"
 
 # (b) a LUN is added to every target.
 s0=$(hits scan) t0=$(now)
@@ -149,11 +177,27 @@ figure scale-capacity-paths-rule-as-shipped "$(at_size $((2 * GB)))" "" "" paths
 
 sed -i 's/^#ACTION/ACTION/' /usr/lib/udev/rules.d/90-scsi-ua.rules
 udevadm control --reload
-r0=$(hits rescan) t0=$(now)
+# udev_cpu: CPU seconds of udevd and its workers, the live ones and those it reaped.
+udev_cpu() {
+	for p in $(pidof systemd-udevd); do
+		cpu_of "$p"
+		echo
+		children_cpu_of "$p"
+		echo
+	done | awk '{ s += $1 } END { printf "%.3f", s }'
+}
+r0=$(hits rescan) t0=$(now) u0=$(udev_cpu) k0=$(kernel_cpu) f0=$(forks)
 echo 3 >"$SDEBUG/virtual_gb"
 touch_all
 wait_size $((3 * GB))
 udevadm settle --timeout=600
+u1=$(udev_cpu) k1=$(kernel_cpu) f1=$(forks)
+figure scale-udev-cpu-ms-per-lu-rule "$(awk -v a="$u0" -v b="$u1" -v n="$LUS" 'BEGIN { printf "%.1f", (b - a) * 1000 / n }')" "" "" ms \
+	"udevd's and its workers' CPU per LU over the capacity storm, libstoragemgmt's rule with its capacity lines on"
+figure scale-kernel-cpu-ms-per-lu-rule "$(awk -v a="$k0" -v b="$k1" -v n="$LUS" 'BEGIN { printf "%.1f", (b - a) * 1000 / n }')" "" "" ms \
+	"the kernel's CPU per LU over the capacity storm, the rule's rescans included"
+figure scale-processes-per-lu-rule "$(awk -v a="$f0" -v b="$f1" -v n="$LUS" 'BEGIN { printf "%.2f", (b - a) / n }')" "" "" ratio \
+	"processes started per LU over the capacity storm, libstoragemgmt's rule"
 figure scale-capacity-paths-rule "$(at_size $((3 * GB)))" "" "" paths \
 	"paths at the new size, libstoragemgmt's rule with its capacity lines on: no multipath resize"
 figure scale-capacity-seconds-rule "$(size_seconds "$t0")" "" "" s \
