@@ -131,7 +131,7 @@ figure scale-jobs-cpu-ms-per-lu "$(per_lu "$c0" "$c1" 2)" "" "" ms \
 figure scale-journald-cpu-ms-per-lu "$(per_lu "$c0" "$c1" 3)" "" "" ms \
 	"journald's CPU per LU over the capacity storm"
 figure scale-kernel-cpu-ms-per-lu "$(per_lu "$c0" "$c1" 4)" "" "" ms \
-	"the kernel's CPU (system, irq, softirq) per LU over the capacity storm, the rescans included"
+	"the machine's system, irq and softirq time per LU over the capacity storm: the rescans, and the system part of the figures above"
 figure scale-processes-per-lu "$(echo "$c0 $c1" | awk -v n="$LUS" '{ printf "%.2f", ($10 - $5) / n }')" "" "" ratio \
 	"processes started per LU over the capacity storm (jobs, hooks and what they run)"
 
@@ -195,7 +195,7 @@ u1=$(udev_cpu) k1=$(kernel_cpu) f1=$(forks)
 figure scale-udev-cpu-ms-per-lu-rule "$(awk -v a="$u0" -v b="$u1" -v n="$LUS" 'BEGIN { printf "%.1f", (b - a) * 1000 / n }')" "" "" ms \
 	"udevd's and its workers' CPU per LU over the capacity storm, libstoragemgmt's rule with its capacity lines on"
 figure scale-kernel-cpu-ms-per-lu-rule "$(awk -v a="$k0" -v b="$k1" -v n="$LUS" 'BEGIN { printf "%.1f", (b - a) * 1000 / n }')" "" "" ms \
-	"the kernel's CPU per LU over the capacity storm, the rule's rescans included"
+	"the machine's system, irq and softirq time per LU over the capacity storm, libstoragemgmt's rule: its rescans, and udev's system part"
 figure scale-processes-per-lu-rule "$(awk -v a="$f0" -v b="$f1" -v n="$LUS" 'BEGIN { printf "%.2f", (b - a) / n }')" "" "" ratio \
 	"processes started per LU over the capacity storm, libstoragemgmt's rule"
 figure scale-capacity-paths-rule "$(at_size $((3 * GB)))" "" "" paths \
