@@ -74,6 +74,23 @@ static bool young(const struct uaed_paths *p)
 	return now.tv_sec - p->walked.tv_sec < UAED_PATHS_MAX_AGE_S;
 }
 
+/* Room for one more entry; false when there is no memory for it. */
+static bool grow(struct uaed_paths *p)
+{
+	size_t size;
+	struct entry *e;
+
+	if (p->n < p->size)
+		return true;
+	size = p->size ? 2 * p->size : 256;
+	e = reallocarray(p->e, size, sizeof(*e));
+	if (!e)
+		return false;
+	p->e = e;
+	p->size = size;
+	return true;
+}
+
 int uaed_paths_refresh(struct uaed_paths *p)
 {
 	struct dirent *de;
@@ -97,16 +114,9 @@ int uaed_paths_refresh(struct uaed_paths *p)
 		/* Removed meanwhile, or no identifier (the LU has none): not a path of any WWID. */
 		if (uaed_sysfs_read(de->d_name, "wwid", wwid, sizeof(wwid)) < 0 || !wwid[0])
 			continue;
-		if (p->n == p->size) {
-			size_t size = p->size ? 2 * p->size : 256;
-			struct entry *e = reallocarray(p->e, size, sizeof(*e));
-
-			if (!e) {
-				r = -ENOMEM;
-				break;
-			}
-			p->e = e;
-			p->size = size;
+		if (!grow(p)) {
+			r = -ENOMEM;
+			break;
 		}
 		x = &p->e[p->n];
 		x->wwid = strdup(wwid);
@@ -125,6 +135,49 @@ int uaed_paths_refresh(struct uaed_paths *p)
 	qsort(p->e, p->n, sizeof(*p->e), by_wwid);
 	p->fresh = true;
 	return 0;
+}
+
+void uaed_paths_update(struct uaed_paths *p, const char *hctl)
+{
+	struct entry key = { .wwid = NULL };
+	size_t lo = 0, hi;
+	char wwid[256];
+
+	if (!p || !p->fresh)
+		return;		/* walked whole when next asked */
+	if (strlen(hctl) >= sizeof(key.hctl)) {
+		uaed_paths_invalidate(p);
+		return;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->e[i].hctl, hctl)) {
+			free(p->e[i].wwid);
+			memmove(&p->e[i], &p->e[i + 1], (p->n - i - 1) * sizeof(*p->e));
+			p->n--;
+			break;
+		}
+	/* Gone, or no identifier: listed for no WWID. */
+	if (uaed_sysfs_read(hctl, "wwid", wwid, sizeof(wwid)) < 0 || !wwid[0])
+		return;
+	key.wwid = strdup(wwid);
+	if (!key.wwid || !grow(p)) {
+		free(key.wwid);
+		uaed_paths_invalidate(p);
+		return;
+	}
+	memcpy(key.hctl, hctl, strlen(hctl) + 1);
+	/* Where it sorts: the first entry not below it. */
+	for (hi = p->n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (by_wwid(&p->e[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&p->e[lo + 1], &p->e[lo], (p->n - lo) * sizeof(*p->e));
+	p->e[lo] = key;
+	p->n++;
 }
 
 int uaed_paths_of(const struct uaed_paths *p, const char *wwid, char (*hctl)[32], int max)

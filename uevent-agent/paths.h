@@ -6,13 +6,14 @@
  * reading every device's wwid costs a walk over the whole host per job, and when every LU
  * of a big array reports at once that is the square of the host's size (make bench,
  * figure 5: 2.2 s per LU at 1,024 LUs on 2,048 paths).  The index is that walk done once
- * and reused until something may have changed it:
- * - a scsi_device added, removed or changed, or the uevent socket overflowing (what
- *   uaed_removals watches: it calls uaed_paths_invalidate());
- * - a job of uaeventd's own that may change identities or add devices (scans, identity
- *   rescans);
- * - UAED_PATHS_MAX_AGE_S passing, for what no one announces (a rescan written by hand
- *   after the array remapped a LUN changes the wwid and sends no uevent).
+ * and kept up to date one device at a time, which costs one read per change, not a walk:
+ * - a scsi_device added, removed or changed (what uaed_removals watches), and a device
+ *   uaeventd rescanned for its identity: uaed_paths_update();
+ * - walked again after the uevent socket overflowed, after a scan of uaeventd's own, and
+ *   once UAED_PATHS_MAX_AGE_S passed, for what no one announces (a rescan written by hand
+ *   after the array remapped a LUN changes the wwid and sends no uevent).  A walk over
+ *   512 paths took about a second under QEMU's TCG; every 10 s, as it was, walks were
+ *   half of uaeventd's CPU in a storm (make bench's figure 5 at 256 LUs, under perf).
  * Users read each listed path's wwid again before acting on it; a mismatch means the index
  * was out of date, and they walk the host as before.
  */
@@ -21,7 +22,7 @@
 
 #include <stdbool.h>
 
-#define UAED_PATHS_MAX_AGE_S 10
+#define UAED_PATHS_MAX_AGE_S 60
 /* Paths of one LU a job handles; more than any multipath setup has. */
 #define UAED_LU_PATHS_MAX 64
 
@@ -31,6 +32,11 @@ int uaed_paths_new(struct uaed_paths **ret);
 struct uaed_paths *uaed_paths_free(struct uaed_paths *p);
 /* Something may have changed which device shows which WWID: walk again when next asked. */
 void uaed_paths_invalidate(struct uaed_paths *p);
+/*
+ * The device @hctl was added, removed or changed: its entry read again (one sysfs read).
+ * Nothing when the index is to be walked anyway; out of memory, it will be.
+ */
+void uaed_paths_update(struct uaed_paths *p, const char *hctl);
 /* Without a watch (no uevent socket) the index cannot be trusted for long: never kept. */
 void uaed_paths_set_watched(struct uaed_paths *p, bool watched);
 /* Walk the host now if the index is out of date or missing; 0 or -errno. */

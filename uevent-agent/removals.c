@@ -317,7 +317,7 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		const char *devtype = udev_device_get_devtype(dev);
 
 		if (action && devtype && !strcmp(devtype, "scsi_device") && may_move_wwids(dev, action))
-			uaed_paths_invalidate(r->paths);
+			uaed_paths_update(r->paths, udev_device_get_sysname(dev));
 		if (action && devtype && !strcmp(action, "add") && !strcmp(devtype, "scsi_device")) {
 			add_present(r, udev_device_get_sysname(dev));
 			changed = true;

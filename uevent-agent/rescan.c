@@ -248,8 +248,14 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	uaed_child_done(&p->proc);
 	uaed_metrics_job(p->r->metrics, job_names[p->action],
 			 si->si_code != CLD_EXITED || si->si_status != 0);
-	/* Scans add devices, identity rescans change WWIDs: the index may be out of date. */
-	if (p->action != RESCAN_WWID && p->action != ALUA_STATE)
+	/*
+	 * An identity rescan changes its device's WWID, and says so in no uevent.  Scans
+	 * add devices (their uevents update the index, but an index walked again after a
+	 * scan does not depend on them).
+	 */
+	if (p->action == RESCAN_DEVICE)
+		uaed_paths_update(p->r->paths, p->e.hctl);
+	else if (p->action != RESCAN_WWID && p->action != ALUA_STATE)
 		uaed_paths_invalidate(p->r->paths);
 	if (si->si_code != CLD_EXITED || si->si_status != 0)
 		uaed_log_action(LOG_ERR, "rescan-failed", "MESSAGE=%s failed: %s %d%s", p->key,

@@ -183,7 +183,10 @@ struct daemon {
 	struct uaed_floods *floods;
 	struct uaed_metrics *metrics;	/* NULL: off (no textfile directory) */
 	struct uaed_state state;
-	bool state_dirty;
+	bool state_dirty;	/* to be written within a second (the module's events) */
+	bool save_now;		/* to be written at the end of this turn (owed.h) */
+	unsigned int unsaved;	/* module events handled since the last write */
+	unsigned int history_size;	/* the module's, when subscribed */
 	/* What the state file's owed work was written from (owed.h): rewritten on change. */
 	uint64_t rescan_changes, hooks_changes;
 	sd_event_source *save_timer;	/* work done: written within a second */
@@ -272,7 +275,8 @@ static bool to_act_on(struct daemon *d, struct uae_event *ev)
 	uint64_t instance = uae_event_get_instance(ev), seq = uae_event_get_seq(ev);
 
 	if (uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK) {
-		d->state_dirty = true;	/* the work it makes is written at once */
+		/* Nothing replays it: the work it makes is written at once. */
+		d->save_now = true;
 		return true;
 	}
 	if (instance == d->acted.instance && seq <= d->acted.seq)
@@ -290,9 +294,12 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	int r;
 
 	if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {
+		/* Its history goes with it: what came before is written now. */
+		d->save_now = true;
 		log_module(ev);
 		return;
 	}
+	d->unsaved++;
 	act = to_act_on(d, ev) && uae_event_get_kind(ev) != UAE_EVENT_GAP &&
 	      /* A test event, which anyone with CAP_SYS_ADMIN can make, moves nothing. */
 	      (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED) || d->cfg.act_on_injected);
@@ -368,6 +375,8 @@ static void save_state(struct daemon *d)
 	d->state_failing = r < 0;
 	/* Failed: written again at the next change, or at exit. */
 	d->state_dirty = r < 0;
+	d->save_now = false;
+	d->unsaved = 0;
 	d->rescan_changes = rescan_changes;
 	d->hooks_changes = hooks_changes;
 }
@@ -379,20 +388,25 @@ static int on_save_timer(sd_event_source *s, uint64_t usec, void *userdata)
 }
 
 /*
- * After every turn of the loop: an event handled (the state moved, work was added) is
- * written at once, so that a kill loses none; work done only within a second, so that a
- * storm's thousand job ends are a few writes (a kill meanwhile does some of it again).
+ * After every turn of the loop.  A stock uevent handled, or the module going, is written
+ * at once: nothing replays them.  The module's events and the work they add or finish are
+ * written within a second: until then its history holds the events, and a restart after a
+ * kill replays them from the state written last and hands their actions out again (their
+ * entries, which journald has, are not logged twice).  Writing at every event would cost
+ * the whole owed work and two fsyncs per event: the square of a storm's size (make bench,
+ * figure 5).  Well before a storm could push unwritten events out of the history, they
+ * are written at once too.
  */
 static int on_turn(sd_event_source *s, void *userdata)
 {
 	struct daemon *d = userdata;
 	int enabled = SD_EVENT_OFF;
 
-	if (d->state_dirty) {
+	if (d->save_now || (d->state_dirty && d->unsaved >= d->history_size / 8)) {
 		save_state(d);
 		return 0;
 	}
-	if (uaed_rescan_changes(d->rescan) == d->rescan_changes &&
+	if (!d->state_dirty && uaed_rescan_changes(d->rescan) == d->rescan_changes &&
 	    uaed_hooks_changes(d->hooks) == d->hooks_changes)
 		return 0;
 	sd_event_source_get_enabled(d->save_timer, &enabled);
@@ -468,7 +482,7 @@ static void resume_owed(struct daemon *d)
 	if (done) {
 		uaed_log(LOG_INFO, "uaeventd: %u piece(s) of work owed by the last run taken up",
 			 done);
-		d->state_dirty = true;
+		d->save_now = true;
 	}
 }
 
@@ -532,6 +546,7 @@ static int start_monitor(struct daemon *d)
 	r = uae_kernel_stats(&ks);
 	if (r < 0)
 		return r;
+	d->history_size = ks.history_size;
 	r = uaed_state_load(d->cfg.state_file, &st);
 	/* Written while only the stock uevents came: no module event was logged yet. */
 	if (r == 0 && st.instance == 0)
@@ -540,7 +555,7 @@ static int start_monitor(struct daemon *d)
 		uaed_log(LOG_INFO, "uaeventd: no state yet; logging events from now on");
 		d->state.instance = ks.instance;
 		d->state.seq = ks.last_seq;
-		d->state_dirty = true;
+		d->save_now = true;
 		return sd_event_add_io(d->loop, &d->monitor_source, uae_monitor_get_fd(d->monitor),
 				       EPOLLIN,
 				       on_monitor, d);
@@ -569,7 +584,7 @@ static int start_monitor(struct daemon *d)
 				       "read (%m); logging from event %" PRIu64 " on, after its "
 				       "newest journal entries", d->cfg.state_file, st.seq + 1);
 		}
-		d->state_dirty = true;
+		d->save_now = true;
 	}
 	/*
 	 * Another instance: the module was reloaded (or the host rebooted) since uaeventd
