@@ -151,17 +151,19 @@ static bool sync_off;
 int uaed_journal_sync(uint64_t timeout_usec)
 {
 	uint64_t deadline = now_usec() + timeout_usec;
-	char match[64], id[SD_ID128_STRING_MAX];
-	sd_id128_t marker;
+	static unsigned long long n_syncs;
+	char match[96], id[64];
 	sd_journal *j;
 	int r;
 
 	if (sync_off)
 		return -ETIMEDOUT;
-	r = sd_id128_randomize(&marker);
-	if (r < 0)
-		return r;
-	sd_id128_to_string(marker, id);
+	/*
+	 * Unique in this boot without random bytes: getrandom() blocks until the kernel's
+	 * generator is ready, which early in a boot (and in a VM without a virtio-rng) keeps
+	 * uaeventd, and each job, waiting and burning the CPU (try_to_generate_entropy).
+	 */
+	snprintf(id, sizeof(id), "%d-%llu-%" PRIu64, (int)getpid(), ++n_syncs, now_usec());
 	/*
 	 * journald reads its socket in order: once this entry is in the journal, so is
 	 * every entry sent before it, by an earlier instance that was killed too.  At the
