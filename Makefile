@@ -216,6 +216,21 @@ bench: user
 		echo; \
 	done
 
+# make bench-profile: where the CPU goes in figure 5's capacity storm, by perf in the guest
+# (256 LUs: PROFILE_APPEND changes it), with a frame-pointer build for whole call chains.
+PROFILE_APPEND ?= uae.scale_tgts=4 uae.scale_luns=64
+PROFILE_KERNEL ?= 6.12
+bench-profile: deps
+	@command -v perf >/dev/null || { echo "make bench-profile needs perf: apt install linux-perf"; exit 2; }
+	cmake -S . -B $(BUILD)/user-fp -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_C_FLAGS=-fno-omit-frame-pointer >/dev/null
+	cmake --build $(BUILD)/user-fp -j $(JOBS)
+	UAE_VM_PERF=1 UAE_VM_MEM=2048 UAE_VM_TIMEOUT=5400 UAE_VM_APPEND="uae.perf $(PROFILE_APPEND)" \
+		tests/vm/run-vm.sh $(PROFILE_KERNEL) bench-scale.sh $(BUILD)/user-fp \
+		$(BUILD)/vm/bench-profile >/dev/null || true
+	@grep -E '# (perf: |uaeventd.s entries|BENCH .*scale-(capacity-sec|index-walks|uaeventd-cpu|jobs-cpu))' \
+		$(BUILD)/vm/bench-profile/tap.log | sed 's/^\[[^]]*\] # //'
+
 # make bench-compare OLD=DIR: build/bench/KERNEL.json against DIR/KERNEL.json.
 bench-compare:
 	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=DIR (an earlier build/bench)"; exit 2; }
@@ -232,4 +247,4 @@ clean:
 	rm -rf --one-file-system $(BUILD)
 
 .PHONY: all deps user modules unit-check deb deb-check guest-check kunit-check fuzz fuzz-check checkpatch vm-check \
-	check check-quick soak mutants kernel-versions bench bench-compare demo install install-check clean
+	check check-quick soak mutants kernel-versions bench bench-profile bench-compare demo install install-check clean

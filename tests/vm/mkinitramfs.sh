@@ -57,6 +57,8 @@ copy_elf /usr/bin/fio /usr/bin/fio
 copy_elf /usr/bin/setpriv /usr/bin/setpriv
 copy_elf /bin/udevadm /usr/bin/udevadm
 copy_elf /lib/systemd/systemd-udevd /lib/systemd/systemd-udevd
+# UAE_VM_PERF=1: perf too, for make bench-profile (linux-perf on the host).
+[ -z "${UAE_VM_PERF:-}" ] || copy_elf /usr/bin/perf /usr/bin/perf
 cat >"$stage/etc/ld.so.conf" <<EOC
 /usr/lib
 /lib/x86_64-linux-gnu

@@ -106,13 +106,35 @@ per_lu() {
 }
 
 # (a) capacity grows on every LU.
-r0=$(hits rescan) t0=$(now) c0=$(cpu_snapshot)
+r0=$(hits rescan) t0=$(now) c0=$(cpu_snapshot) w0=$(journal_count paths-indexed)
+# uae.perf (make bench-profile): the storm profiled with perf, system-wide.
+PERF=""
+if grep -qw uae.perf /proc/cmdline; then
+	perf record -a -g -F 199 -o /tmp/perf.data >/tmp/perf.out 2>&1 &
+	PERF=$!
+	wait_for 10 test -s /tmp/perf.data || tap_diag "perf did not start: $(cat /tmp/perf.out)"
+fi
 echo 1 >"$SDEBUG/virtual_gb"
 touch_all
 t_touched=$(now)
 wait_size $GB
 settle journal_count resize
-r1=$(hits rescan) c1=$(cpu_snapshot)
+r1=$(hits rescan) c1=$(cpu_snapshot) w1=$(journal_count paths-indexed)
+# Each report line as a diagnostic: the CPU by process and library, then uaeventd's and
+# its jobs' (they keep its name until they run a program) by function, callers included.
+# (Build with -fno-omit-frame-pointer for whole call chains.)
+if [ -n "$PERF" ]; then
+	kill -INT "$PERF"
+	wait "$PERF"
+	report() {
+		perf report -i /tmp/perf.data --stdio "$@" 2>&1 | grep -v -e '^$' -e '^#' |
+			head -80 | while IFS= read -r l; do tap_diag "perf: $l"; done
+	}
+	report --no-children -g none --sort pid,dso --percent-limit 0.5
+	report --children -g none --comm uaeventd --sort sym --percent-limit 0.4
+fi
+tap_diag "uaeventd's entries by UAEVENTS_ACTION: $(journalctl -t uaeventd -o json -q |
+	jq -r '.UAEVENTS_ACTION // "none"' | sort | uniq -c | tr -s ' \n' ' ')"
 journalctl -t uaeventd UAEVENTS_ACTION=resize -o json -q | jq -s '[group_by(.UAEVENTS_WWID)[] | length]' >/tmp/resizes.json
 figure scale-capacity-paths "$(at_size $GB)" "==" "$PATHS" paths \
 	"paths showing the new size, uaevents; every path touched once in $(elapsed "$t0" "$t_touched") s"
@@ -124,6 +146,8 @@ figure scale-resizes-per-wwid "$(ratio "$settled" "$LUS")" "==" 1 ratio \
 	"$settled resize commands for $(jq length /tmp/resizes.json) of $LUS WWIDs, at most $(jq 'max // 0' /tmp/resizes.json) for one"
 figure scale-touch-seconds-bare "$touch_bare" "" "" s \
 	"the loop touching every path once with nothing pending: the host's own part of the figures above"
+figure scale-index-walks "$((w1 - w0))" "" "" walks \
+	"walks of every device's wwid for uaeventd's paths index over the capacity storm"
 figure scale-uaeventd-cpu-ms-per-lu "$(per_lu "$c0" "$c1" 1)" "" "" ms \
 	"uaeventd's own CPU (user + system) per LU over the capacity storm"
 figure scale-jobs-cpu-ms-per-lu "$(per_lu "$c0" "$c1" 2)" "" "" ms \
