@@ -15,6 +15,8 @@
 
 #include <scsi/sg_cmds_basic.h>
 
+#include "libuaevents.h"
+
 #include "children.h"
 #include "identity.h"
 #include "jobs.h"
@@ -302,18 +304,60 @@ static bool capacity_current(int dirfd)
 }
 
 /*
+ * Every path in @hctl is one uaeventd may touch and shows the device's capacity now
+ * (capacity_current); a path removed meanwhile counts as showing it.
+ */
+static bool paths_current(const struct uaed_config *cfg, char (*hctl)[32], int n)
+{
+	unsigned int host, channel, target;
+
+	for (int i = 0; i < n; i++) {
+		int dirfd;
+		bool current;
+
+		if (sscanf(hctl[i], "%u:%u:%u:", &host, &channel, &target) != 3 ||
+		    !uaed_config_allows(cfg, host, channel, target))
+			return false;
+		dirfd = uaed_sysfs_open_lu(hctl[i]);
+		current = dirfd < 0 || capacity_current(dirfd);
+		if (dirfd >= 0)
+			close(dirfd);
+		if (!current)
+			return false;
+	}
+	return n > 0;
+}
+
+/* The module's newest event, read before the capacities a proof rests on; false: unknown. */
+static bool newest_event(struct uaed_job_proof *at)
+{
+	struct uae_kernel_stats ks = { .size = sizeof(ks) };
+
+	if (uae_kernel_stats(&ks) < 0 || !ks.instance)
+		return false;
+	at->instance = ks.instance;
+	at->seq = ks.last_seq;
+	return true;
+}
+
+/*
  * In the child: rescan every path whose WWID is this LU's, on the targets the allow-list
  * lets uaeventd touch, then the follow-up (resize_command) once, when no path was left out:
  * a map over paths of two sizes cannot grow.  The paths come from the daemon's index
  * (paths.h), each checked again here: not a walk over every device of the host per LU.
  * A second look (@verify) does all that only when some path's size is not the device's.
+ * At the end, each path's capacity is read once more (@proof): the other paths' reports
+ * of the change, which the rescan's own commands make, then need no second look, and
+ * no second child.
  */
-int uaed_job_rescan_paths(const struct uaed_job_ctx *ctx, const struct uaed_event *e, bool verify)
+int uaed_job_rescan_paths(const struct uaed_job_ctx *ctx, const struct uaed_event *e, bool verify,
+			  struct uaed_job_proof *proof)
 {
 	const struct uaed_config *cfg = ctx->cfg;
 	unsigned int paths = 0, skipped = 0, host, channel, target;
 	char hctl[UAED_LU_PATHS_MAX][32];
 	int n = uaed_paths_find(ctx->paths, e->wwid, hctl, UAED_LU_PATHS_MAX);
+	struct uaed_job_proof at;
 
 	if (n < 0)
 		uaed_log_errno(LOG_ERR, n, "uaeventd: cannot list SCSI devices for %s: %m",
@@ -328,30 +372,18 @@ int uaed_job_rescan_paths(const struct uaed_job_ctx *ctx, const struct uaed_even
 	 * Only the paths it may touch are asked; with none to ask (none found, or none
 	 * allowed), nothing tells an echo from a change: the rescan below is made.
 	 */
-	if (n <= 0)
-		verify = false;
-	for (int i = 0; verify && i < n; i++) {
-		int dirfd;
-		bool current;
+	if (verify && !skipped && n > 0) {
+		bool known = newest_event(&at);
 
-		if (sscanf(hctl[i], "%u:%u:%u:", &host, &channel, &target) != 3 ||
-		    !uaed_config_allows(cfg, host, channel, target)) {
-			verify = false;
-			break;
+		if (paths_current(cfg, hctl, n)) {
+			if (known && proof)
+				*proof = at;
+			uaed_log_action(LOG_INFO, "rescan-paths-verify",
+					"MESSAGE=capacity of %s unchanged since its rescan on %d "
+					"path(s): the reports after it were its echo", e->wwid, n,
+					"UAEVENTS_WWID=%s", e->wwid, "UAEVENTS_PATHS=%d", n);
+			return 0;
 		}
-		dirfd = uaed_sysfs_open_lu(hctl[i]);
-		current = dirfd < 0 || capacity_current(dirfd);
-		if (dirfd >= 0)
-			close(dirfd);
-		if (!current)
-			verify = false;
-	}
-	if (verify) {
-		uaed_log_action(LOG_INFO, "rescan-paths-verify",
-				"MESSAGE=capacity of %s unchanged since its rescan on %d path(s): "
-				"the reports after it were its echo", e->wwid, n,
-				"UAEVENTS_WWID=%s", e->wwid, "UAEVENTS_PATHS=%d", n);
-		return 0;
 	}
 	for (int i = 0; i < n; i++) {
 		int dirfd = uaed_sysfs_open_lu(hctl[i]);
@@ -389,6 +421,9 @@ int uaed_job_rescan_paths(const struct uaed_job_ctx *ctx, const struct uaed_even
 		if (status >= 0)
 			log_resize(cfg->resize_command, e->wwid, status);
 	}
+	/* After the resize: a map not grown yet is a difference (capacity_current). */
+	if (proof && !skipped && newest_event(&at) && paths_current(cfg, hctl, n))
+		*proof = at;
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #define UAED_JOBS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "event.h"
@@ -31,9 +32,21 @@ struct uaed_job_ctx {
  */
 int uaed_job_scan_target(const struct uaed_job_ctx *ctx, const struct uaed_event *e,
 			 unsigned int reports, unsigned int owed, bool verify);
-/* Rescan every path of @e's LU (by WWID), then resize_command; @verify: a second look. */
+/*
+ * What a path rescan proved at its end: every path of the LU showed the device's capacity
+ * after the module's events up to @seq of @instance had been raised.  A report of the LU
+ * among those is the rescan's own echo (another path's unit attention, taken by its
+ * commands) or older than what the host shows: no second look.  { 0, 0 }: nothing proved.
+ */
+struct uaed_job_proof {
+	uint64_t instance, seq;
+};
+/*
+ * Rescan every path of @e's LU (by WWID), then resize_command; @verify: a second look.
+ * @proof, if not NULL, is filled in as above (memory the daemon shares with the child).
+ */
 int uaed_job_rescan_paths(const struct uaed_job_ctx *ctx, const struct uaed_event *e,
-			  bool verify);
+			  bool verify, struct uaed_job_proof *proof);
 /* Rescan the device of @e, whose identity changed, and log old and new. */
 int uaed_job_rescan_device(const struct uaed_event *e);
 /* One TEST UNIT READY to each idle LU of @ctx. */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -9,10 +10,141 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <printf.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include <systemd/sd-journal.h>
 
 #include "log.h"
 #include "state.h"
+
+/* Fields of one entry: more than any of uaeventd's has. */
+#define LOG_FIELDS_MAX 64
+
+/* In a job's child: where its entries go (uaed_log_forward()); -1: to journald. */
+static int forward_fd = -1;
+
+void uaed_log_forward(int fd)
+{
+	forward_fd = fd;
+}
+
+/* One entry, to the daemon that forwards it, or to journald. */
+static int send_fields(const struct iovec *iov, unsigned int n)
+{
+	/* A child's: one message a record; the daemon's socket has room for the largest. */
+	static char buf[65536];
+	size_t len = 0;
+
+	if (forward_fd >= 0) {
+		for (unsigned int i = 0; i < n && len <= sizeof(buf); i++) {
+			if (iov[i].iov_len >= sizeof(buf) - len) {
+				len = sizeof(buf) + 1;	/* too long: sent directly */
+				break;
+			}
+			memcpy(buf + len, iov[i].iov_base, iov[i].iov_len);
+			len += iov[i].iov_len;
+			buf[len++] = '\0';
+		}
+		/* The daemon gone (EPIPE): the entry late, its unit perhaps unknown, not lost. */
+		if (len <= sizeof(buf) && send(forward_fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len)
+			return 0;
+	}
+	return sd_journal_sendv(iov, (int)n);
+}
+
+int uaed_log_forwarded(const char *buf, size_t len)
+{
+	struct iovec iov[LOG_FIELDS_MAX];
+	unsigned int n = 0;
+
+	for (size_t at = 0; at < len && n < LOG_FIELDS_MAX; n++) {
+		const char *end = memchr(buf + at, '\0', len - at);
+
+		if (!end)
+			return -EBADMSG;
+		iov[n].iov_base = (void *)(buf + at);
+		iov[n].iov_len = (size_t)(end - (buf + at));
+		at += iov[n].iov_len + 1;
+	}
+	return n ? sd_journal_sendv(iov, (int)n) : -EBADMSG;
+}
+
+/* Past the arguments @format takes, as sd_journal_send() steps from field to field. */
+static void skip_args(const char *format, va_list *ap)
+{
+	int types[32];
+	size_t n = parse_printf_format(format, 32, types);
+
+	for (size_t i = 0; i < n && i < 32; i++) {
+		int t = types[i];
+
+		if (t & PA_FLAG_PTR) {
+			(void)va_arg(*ap, void *);
+			continue;
+		}
+		switch (t & ~PA_FLAG_MASK) {
+		case PA_INT:
+		case PA_CHAR:
+		case PA_WCHAR:
+			if (t & PA_FLAG_LONG_LONG)
+				(void)va_arg(*ap, long long);
+			else if (t & PA_FLAG_LONG)
+				(void)va_arg(*ap, long);
+			else
+				(void)va_arg(*ap, int);
+			break;
+		case PA_FLOAT:
+		case PA_DOUBLE:
+			if (t & PA_FLAG_LONG_DOUBLE)
+				(void)va_arg(*ap, long double);
+			else
+				(void)va_arg(*ap, double);
+			break;
+		default:	/* strings, pointers */
+			(void)va_arg(*ap, void *);
+			break;
+		}
+	}
+}
+
+int uaed_journal_send(const char *format, ...)
+{
+	struct iovec iov[LOG_FIELDS_MAX];
+	unsigned int n = 0;
+	int saved = errno, r = 0;
+	va_list ap;
+
+	va_start(ap, format);
+	for (; format; format = va_arg(ap, const char *)) {
+		char *field;
+		va_list aq;
+
+		if (n == LOG_FIELDS_MAX) {
+			r = -E2BIG;
+			break;
+		}
+		/* %m is the caller's errno in every field. */
+		errno = saved;
+		va_copy(aq, ap);
+		if (vasprintf(&field, format, aq) < 0)
+			r = -ENOMEM;
+		va_end(aq);
+		if (r < 0)
+			break;
+		skip_args(format, &ap);
+		iov[n].iov_base = field;
+		iov[n++].iov_len = strlen(field);
+	}
+	va_end(ap);
+	if (r == 0)
+		r = send_fields(iov, n);
+	for (unsigned int i = 0; i < n; i++)
+		free(iov[i].iov_base);
+	errno = saved;
+	return r;
+}
 
 static bool stderr_is_journal(void)
 {
@@ -37,8 +169,8 @@ static int log_errno_v(int priority, int err, bool at_start, const char *fmt, va
 		fprintf(stderr, "%s\n", buf);
 		return -err;
 	}
-	sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", priority, "ERRNO=%i", err,
-			"SYSLOG_IDENTIFIER=uaeventd", NULL);
+	uaed_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", priority, "ERRNO=%i", err,
+			  "SYSLOG_IDENTIFIER=uaeventd", NULL);
 	/*
 	 * journald learns an entry's unit from the sender's /proc entry, gone once the sender
 	 * has exited: before an exit, wait until the entry is stored, so that journalctl -u
@@ -52,16 +184,15 @@ static int log_errno_v(int priority, int err, bool at_start, const char *fmt, va
 void uaed_log_at(const char *file, int line, const char *func, int priority, const char *fmt,
 		 ...)
 {
-	char buf[LINE_MAX], code_file[256], code_line[32];
+	char buf[LINE_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	snprintf(code_file, sizeof(code_file), "CODE_FILE=%s", file);
-	snprintf(code_line, sizeof(code_line), "CODE_LINE=%d", line);
-	sd_journal_send_with_location(code_file, code_line, func, "MESSAGE=%s", buf,
-				      "PRIORITY=%i", priority, "SYSLOG_IDENTIFIER=uaeventd", NULL);
+	uaed_journal_send("CODE_FILE=%s", file, "CODE_LINE=%d", line, "CODE_FUNC=%s", func,
+			  "MESSAGE=%s", buf, "PRIORITY=%i", priority, "SYSLOG_IDENTIFIER=uaeventd",
+			  NULL);
 }
 
 int uaed_log_errno(int priority, int err, const char *fmt, ...)

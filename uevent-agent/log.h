@@ -22,11 +22,26 @@
  * journal's stream, another way in), with its errno.
  */
 #define uaed_log_action(priority, action, ...)						\
-	uaed_log_result(sd_journal_send("PRIORITY=%i", (priority),			\
-					"SYSLOG_IDENTIFIER=uaeventd",			\
-					"UAEVENTS_ACTION=%s", (action), __VA_ARGS__, NULL),	\
+	uaed_log_result(uaed_journal_send("PRIORITY=%i", (priority),			\
+					  "SYSLOG_IDENTIFIER=uaeventd",			\
+					  "UAEVENTS_ACTION=%s", (action), __VA_ARGS__, NULL), \
 			(action))
 int uaed_log_result(int r, const char *action);
+/*
+ * sd_journal_send(), through the daemon when called in a job's child (uaed_log_forward()).
+ * Every entry of uaeventd's goes through here.
+ */
+int uaed_journal_send(const char *format, ...) __attribute__((format(printf, 1, 0), sentinel));
+/*
+ * In a job's child: its entries go to @fd, a SOCK_SEQPACKET socket whose other end the
+ * daemon reads, and the daemon logs them (uaed_log_forwarded()).  journald learns an
+ * entry's unit (journalctl -u) from its sender's /proc entry, gone once a short-lived
+ * child has exited; sent by the daemon, an entry needs no wait for journald before the
+ * child may exit.  An entry the daemon cannot take (it is gone) is sent to journald.
+ */
+void uaed_log_forward(int fd);
+/* In the daemon: one entry a child forwarded, @len bytes of NUL-terminated fields. */
+int uaed_log_forwarded(const char *buf, size_t len);
 
 /*
  * An entry of uaeventd's (SYSLOG_IDENTIFIER=uaeventd), with the caller's CODE_FILE,

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -21,6 +23,7 @@
 #include <libudev.h>
 
 #include "alua.h"
+#include "libuaevents.h"
 #include "children.h"
 #include "jobs.h"
 #include "log.h"
@@ -66,6 +69,15 @@ struct pending {
 	pid_t running;			/* the child doing it, 0 if none */
 	struct uaed_child proc;		/* that child and all it starts */
 	bool again;			/* a target reported a change while it ran or cooled */
+	/*
+	 * Path rescans: the newest report that set @again, and whether one had no number
+	 * (a stock uevent), to be held against what the run proved (jobs.h).
+	 */
+	struct uaed_job_proof again_at;
+	bool again_unnumbered;
+	struct uaed_job_proof proved;	/* by the last run, once it ended */
+	struct uaed_job_proof *shared;	/* where the running child writes it */
+	sd_event_source *log;		/* the running child's entries (log.h) */
 	bool cooling;			/* done; the window in which its echoes arrive */
 	bool verify;			/* this run answers reports after a scan */
 	bool waiting;			/* due, but another job runs on its target */
@@ -138,6 +150,7 @@ void uaed_rescan_free(struct uaed_rescan *r)
 		sd_event_source_disable_unref(r->slot[i]->timer);
 		sd_event_source_disable_unref(r->slot[i]->child);
 		sd_event_source_disable_unref(r->slot[i]->deadline);
+		sd_event_source_disable_unref(r->slot[i]->log);
 		free(r->slot[i]);
 	}
 	free(r->slot);
@@ -234,6 +247,52 @@ static void cool(struct pending *p)
 	}
 }
 
+/*
+ * Log the entries the running child sent (at most @max, or until it closed its end: then
+ * the source goes).  Its socket is read before its exit is handled, so that what it
+ * logged comes before what the daemon logs of its end.
+ */
+static void read_log(struct pending *p, unsigned int max)
+{
+	static char buf[65536];
+	ssize_t n = -1;
+
+	for (unsigned int i = 0; p->log && i < max; i++) {
+		n = recv(sd_event_source_get_io_fd(p->log), buf, sizeof(buf), MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		if (uaed_log_forwarded(buf, (size_t)n) < 0)
+			fprintf(stderr, "uaeventd: %s: cannot log an entry of its child\n", p->key);
+	}
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		p->log = sd_event_source_disable_unref(p->log);
+}
+
+static int on_log(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	/* Bounded, like every dispatch: the rest at the next turn. */
+	read_log(userdata, 64);
+	return 0;
+}
+
+/* What the path rescan's child proved, from the memory it shares with the daemon. */
+static void take_proof(struct pending *p)
+{
+	p->proved = (struct uaed_job_proof){ 0 };
+	if (!p->shared)
+		return;
+	p->proved = *p->shared;
+	munmap(p->shared, sizeof(*p->shared));
+	p->shared = NULL;
+}
+
+/* @at (a report's instance and number) is among the events the last run's proof covers. */
+static bool covered(const struct pending *p, const struct uaed_job_proof *at)
+{
+	return p->proved.instance && at->instance == p->proved.instance &&
+	       at->seq <= p->proved.seq;
+}
+
 static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 {
 	struct pending *p = userdata;
@@ -242,6 +301,12 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	p->child = sd_event_source_disable_unref(p->child);
 	p->deadline = sd_event_source_disable_unref(p->deadline);
 	p->running = 0;
+	read_log(p, UINT_MAX);
+	p->log = sd_event_source_disable_unref(p->log);
+	take_proof(p);
+	/* Every report while it ran was older than what it proved at its end: its echo. */
+	if (p->again && covered(p, &p->again_at) && !p->again_unnumbered)
+		p->again = false;
 	for (unsigned int i = 0; i < p->r->n_running; i++)
 		if (p->r->run[i] == p)
 			p->r->run[i] = p->r->run[--p->r->n_running];
@@ -301,7 +366,7 @@ static int run_action(struct pending *p)
 	case EMPTY_TARGET:
 		return uaed_job_scan_target(&ctx, &p->e, p->reports, p->owed, p->verify);
 	case RESCAN_WWID:
-		return uaed_job_rescan_paths(&ctx, &p->e, p->verify);
+		return uaed_job_rescan_paths(&ctx, &p->e, p->verify, p->shared);
 	case RESCAN_DEVICE:
 		return uaed_job_rescan_device(&p->e);
 	case RECONCILE:
@@ -328,8 +393,8 @@ static void retry(struct pending *p, const char *what, int err)
 
 static void run_now(struct pending *p)
 {
+	int r, sv[2];
 	pid_t pid;
-	int r;
 
 	if (busy(p)) {
 		if (!p->waiting)
@@ -347,30 +412,56 @@ static void run_now(struct pending *p)
 			uaed_log_errno(LOG_WARNING, r, "uaeventd: cannot index the paths of the "
 				       "host's LUs: %m; %s walks the host itself", p->key);
 	}
+	/* A path rescan's proof (jobs.h): without this memory there is none, and echoes get
+	 * their second look. */
+	if (p->action == RESCAN_WWID) {
+		p->shared = mmap(NULL, sizeof(*p->shared), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (p->shared == MAP_FAILED)
+			p->shared = NULL;
+	}
+	/* The child's entries come through the daemon (log.h); without, it logs itself. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		sv[0] = sv[1] = -1;
 	uaed_child_prepare(&p->proc);
 	pid = fork();
 	if (pid == 0) {
+		if (sv[1] >= 0) {
+			close(sv[0]);
+			uaed_log_forward(sv[1]);
+		}
 		/* Its own cgroup, so that a timeout kills what it started too. */
 		r = uaed_child_enter(&p->proc);
-		if (r < 0) {
+		if (r < 0)
 			uaed_log_errno(LOG_ERR, r, "uaeventd: %s: cannot enter its cgroup: %m",
 				       p->key);
-			uaed_journal_sync(5 * 1000000ULL);
-			_exit(1);
-		}
-		r = run_action(p);
+		else
+			r = run_action(p);
 		/*
 		 * journald learns an entry's unit (journalctl -u uaeventd) from the sender's
-		 * /proc entry: exit only once what this child logged is stored.
+		 * /proc entry: logging itself, exit only once what it logged is stored.
 		 */
-		uaed_journal_sync(5 * 1000000ULL);
+		if (sv[1] < 0)
+			uaed_journal_sync(5 * 1000000ULL);
 		_exit(r < 0);
 	}
+	if (sv[1] >= 0)
+		close(sv[1]);
 	if (pid < 0) {
 		r = errno;
+		if (sv[0] >= 0)
+			close(sv[0]);
 		uaed_child_done(&p->proc);
+		take_proof(p);
 		retry(p, "cannot fork", r);
 		return;
+	}
+	/* Closed with its source; without one, the child's entries go to journald itself. */
+	if (sv[0] >= 0 &&
+	    (sd_event_add_io(p->r->loop, &p->log, sv[0], EPOLLIN, on_log, p) < 0 ||
+	     sd_event_source_set_io_fd_own(p->log, true) < 0)) {
+		p->log = sd_event_source_disable_unref(p->log);
+		close(sv[0]);
 	}
 	uaed_child_started(&p->proc, pid);
 	r = sd_event_add_child(p->r->loop, &p->child, pid, WEXITED, on_child, p);
@@ -379,6 +470,9 @@ static void run_now(struct pending *p)
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		uaed_child_done(&p->proc);
+		read_log(p, UINT_MAX);
+		p->log = sd_event_source_disable_unref(p->log);
+		take_proof(p);
 		retry(p, "cannot watch its child", -r);
 		return;
 	}
@@ -388,6 +482,8 @@ static void run_now(struct pending *p)
 	p->owed = 0;
 	p->verify = false;
 	p->killed = false;
+	p->again_at = (struct uaed_job_proof){ 0 };
+	p->again_unnumbered = false;
 	r = sd_event_add_time_relative(p->r->loop, &p->deadline, CLOCK_MONOTONIC,
 				       (uint64_t)p->r->cfg->rescan_timeout_s * 1000000, 0,
 				       on_deadline, p);
@@ -402,6 +498,35 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	p->timer = sd_event_source_disable_unref(p->timer);
 	run_now(p);
 	return 0;
+}
+
+/*
+ * A report of @e came while @p ran or cooled: a second look, unless @p is a path rescan
+ * whose end proved the report older than what the host shows (jobs.h).  While it runs,
+ * the newest such report is kept for the proof to come.
+ */
+static void again(struct pending *p, enum action action, const struct uaed_event *e)
+{
+	struct uaed_job_proof at = { 0 };
+
+	if (p->action != RESCAN_WWID) {
+		p->again = true;
+		return;
+	}
+	if (action == RESCAN_WWID && e->ev && !(uae_event_get_flags(e->ev) & UAE_EVENT_FLAG_STOCK)) {
+		at.instance = uae_event_get_instance(e->ev);
+		at.seq = uae_event_get_seq(e->ev);
+	}
+	if (p->cooling) {
+		if (!covered(p, &at))
+			p->again = true;
+		return;
+	}
+	p->again = true;
+	if (!at.instance || (p->again_at.instance && p->again_at.instance != at.instance))
+		p->again_unnumbered = true;
+	else if (at.seq > p->again_at.seq)
+		p->again_at = at;
 }
 
 /*
@@ -442,7 +567,7 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 		 */
 		if ((action == SCAN_TARGET || action == ALUA_STATE || action == RESCAN_WWID) &&
 		    (p->running || p->cooling))
-			p->again = true;
+			again(p, action, e);
 		return;
 	}
 	/* One per key, so no more than the host has targets and LUs (and three kinds). */

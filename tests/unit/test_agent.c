@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <inttypes.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <systemd/sd-event.h>
@@ -18,6 +21,7 @@
 #include "handoff.h"
 #include "hooks.h"
 #include "identity.h"
+#include "log.h"
 #include "metrics.h"
 #include "stale.h"
 #include "owed.h"
@@ -751,6 +755,55 @@ START_TEST(sysfs_read_keeps_blanks)
 }
 END_TEST
 
+/*
+ * A job's child's entry, sent through the daemon's socket: every field formatted as
+ * sd_journal_send() would, whatever the argument types before it.
+ */
+START_TEST(log_forward_fields)
+{
+	char buf[4096], want[512];
+	uint64_t big = 18446744073709551615ULL;
+	size_t z = 12345;
+	ssize_t n;
+	int sv[2];
+	size_t at = 0;
+	const char *fields[16];
+	int nf = 0;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	uaed_log_forward(sv[1]);
+	errno = ENOENT;
+	ck_assert_int_eq(uaed_log_action(LOG_NOTICE, "test-action",
+					 "MESSAGE=%s has %d path(s), %zu, %" PRIu64 ", %.2f, %c, %m",
+					 "naa.1", -3, z, big, 1.5, 'x',
+					 "UAEVENTS_A=%hhu %hd %ld %lld %p", (unsigned char)7, (short)-8,
+					 -9L, -10LL, (void *)0x10,
+					 "UAEVENTS_B=%*s|%-4.3s|", 5, "ab", "abcdef",
+					 "UAEVENTS_C=%%", NULL), 0);
+	uaed_log_forward(-1);
+	n = recv(sv[0], buf, sizeof(buf), MSG_DONTWAIT);
+	ck_assert_int_gt(n, 0);
+	while (at < (size_t)n && nf < 16) {
+		fields[nf++] = buf + at;
+		at += strlen(buf + at) + 1;
+	}
+	ck_assert_int_eq(nf, 7);
+	ck_assert_str_eq(fields[0], "PRIORITY=5");
+	ck_assert_str_eq(fields[1], "SYSLOG_IDENTIFIER=uaeventd");
+	ck_assert_str_eq(fields[2], "UAEVENTS_ACTION=test-action");
+	snprintf(want, sizeof(want), "MESSAGE=naa.1 has -3 path(s), 12345, "
+		 "18446744073709551615, 1.50, x, %s", strerror(ENOENT));
+	ck_assert_str_eq(fields[3], want);
+	ck_assert_str_eq(fields[4], "UAEVENTS_A=7 -8 -9 -10 0x10");
+	ck_assert_str_eq(fields[5], "UAEVENTS_B=   ab|abc |");
+	ck_assert_str_eq(fields[6], "UAEVENTS_C=%");
+	/* What the daemon makes of a record without its terminator: refused, not read past. */
+	ck_assert_int_eq(uaed_log_forwarded("MESSAGE=x", 9), -EBADMSG);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent");
@@ -774,6 +827,7 @@ int main(void)
 	tcase_add_test(tc, report_luns_whole_list_only);
 	tcase_add_test(tc, vpd83_walk);
 	tcase_add_test(tc, sysfs_read_keeps_blanks);
+	tcase_add_test(tc, log_forward_fields);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

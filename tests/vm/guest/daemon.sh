@@ -2,7 +2,7 @@
 # uaeventd in the VM, with a real journald: journal entries and the catalog, LUN scans,
 # capacity rescans of every path, identity rescans, hook scripts and hostile device
 # strings, a crash during a storm, and the fallback to the stock kernel's uevents.
-# tap-plan: 88
+# tap-plan: 89
 . /bin/lib.sh
 
 HOOKS=/etc/uaevents/hooks.d
@@ -242,6 +242,16 @@ resized_once() {
 	[ "$resized" -eq 0 ] && [ "$synced" -eq 0 ] && [ "$(grep -c "^$WWID\$" /tmp/resize.log)" -eq 1 ]
 }
 check "the resize command ran once for the WWID" resized_once
+# The other path's report, made by the rescan's own commands, is older than what the job's
+# end proved (each path's capacity read once more): no second look, no second child.  A
+# second look would have been logged (rescan-paths-verify) before the marker's rescan,
+# which waited for it on the same target.
+no_second_look() {
+	journalctl -o json -t uaeventd UAEVENTS_ACTION=rescan-paths-verify "UAEVENTS_WWID=$WWID" \
+		>"$SAW"
+	[ ! -s "$SAW" ]
+}
+check "the other path's report, the rescan's echo, gets no second look" no_second_look
 # lu_paths: the H:C:T:L of every device showing the LU's WWID, sorted, on one line.
 lu_paths() {
 	for d in /sys/class/scsi_device/*; do
