@@ -513,7 +513,8 @@ static void again(struct pending *p, enum action action, const struct uaed_event
 		p->again = true;
 		return;
 	}
-	if (action == RESCAN_WWID && e->ev && !(uae_event_get_flags(e->ev) & UAE_EVENT_FLAG_STOCK)) {
+	if (action == RESCAN_WWID && e->ev &&
+	    !(uae_event_get_flags(e->ev) & UAE_EVENT_FLAG_STOCK)) {
 		at.instance = uae_event_get_instance(e->ev);
 		at.seq = uae_event_get_seq(e->ev);
 	}
