@@ -345,8 +345,8 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 }
 
 /*
- * After each turn of the loop that changed anything: where the journal stands and what
- * work is owed, in one file written at once, for the next start.
+ * When on_turn() says so: where the journal stands and what work is owed, in one file
+ * replaced atomically, for the next start.
  */
 static void save_state(struct daemon *d)
 {
