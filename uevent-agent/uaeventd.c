@@ -170,6 +170,13 @@ static int log_gap(struct uae_event *ev)
  */
 #define EXIT_CONFIG 78
 
+/*
+ * Messages handled in one turn of the event loop.  Under a storm that lasts minutes the
+ * watchdog, hooks' and rescans' exits and timers still get their turn: what is left keeps
+ * the monitor's fd readable, and the next turn goes on with it.
+ */
+#define BATCH 256
+
 struct daemon {
 	const char *config_path;
 	struct uaed_config cfg;
@@ -294,8 +301,13 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	int r;
 
 	if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {
+		struct uae_kernel_stats ks = { .size = sizeof(ks) };
+
 		/* Its history goes with it: what came before is written now. */
 		d->save_now = true;
+		/* The new one's may be of another size (history_size=); unknown: written at once. */
+		d->history_size = !strcmp(uae_event_get_name(ev), "MODULE_LOADED") &&
+				  uae_kernel_stats(&ks) == 0 ? ks.history_size : 0;
 		log_module(ev);
 		return;
 	}
@@ -356,8 +368,10 @@ static void save_state(struct daemon *d)
 	int r;
 
 	if (!d->state_dirty && rescan_changes == d->rescan_changes &&
-	    hooks_changes == d->hooks_changes)
+	    hooks_changes == d->hooks_changes) {
+		d->save_now = false;
 		return;
+	}
 	owed = json_object_new_array();
 	r = owed ? 0 : -ENOMEM;
 	r = r ?: uaed_owed_meta(owed, &d->acted);
@@ -395,14 +409,17 @@ static int on_save_timer(sd_event_source *s, uint64_t usec, void *userdata)
  * entries, which journald has, are not logged twice).  Writing at every event would cost
  * the whole owed work and two fsyncs per event: the square of a storm's size (make bench,
  * figure 5).  Well before a storm could push unwritten events out of the history, they
- * are written at once too.
+ * are written at once too: after a turn that left events waiting, and once an eighth of
+ * the history (less a turn's worth) is unwritten; with its size unknown, always.  What is
+ * left: a module unloaded (or its history cleared) between a kill and the next start
+ * takes the last second's actions with it, as that start says ("new-instance").
  */
 static int on_turn(sd_event_source *s, void *userdata)
 {
 	struct daemon *d = userdata;
 	int enabled = SD_EVENT_OFF;
 
-	if (d->save_now || (d->state_dirty && d->unsaved >= d->history_size / 8)) {
+	if (d->save_now || (d->state_dirty && d->unsaved + BATCH >= d->history_size / 8)) {
 		save_state(d);
 		return 0;
 	}
@@ -486,13 +503,6 @@ static void resume_owed(struct daemon *d)
 	}
 }
 
-/*
- * Messages handled in one turn of the event loop.  Under a storm that lasts minutes the
- * watchdog, hooks' and rescans' exits and timers still get their turn: what is left keeps
- * the monitor's fd readable, and the next turn goes on with it.
- */
-#define BATCH 256
-
 static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct daemon *d = userdata;
@@ -509,6 +519,12 @@ static int on_monitor(sd_event_source *s, int fd, uint32_t revents, void *userda
 		handle_event(d, ev);
 		uae_event_unref(ev);
 	}
+	/*
+	 * More wait (a storm): the history fills while uaeventd catches up, so what it
+	 * handled is written now, not within the second (one write per batch).
+	 */
+	if (n > BATCH && d->state_dirty)
+		d->save_now = true;
 	if (bad)
 		uaed_log(LOG_WARNING, "uaeventd: %u message(s) skipped: %s", bad,
 			 uae_strerror(-EBADMSG));
