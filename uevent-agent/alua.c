@@ -144,7 +144,7 @@ int uaed_alua_report(const struct uaed_paths *index, const struct uaed_event *e)
 	size_t m = 0, f = 0;
 	int n = 0, first = -1, active = 0;
 	/* Every path of the LU: its WWID as sysfs shows it, which the event carries. */
-	int found = uaed_paths_find(index, e->wwid, hctl, UAED_LU_PATHS_MAX);
+	int found = uaed_paths_find(index, e->wwid, e->hctl, hctl, UAED_LU_PATHS_MAX);
 
 	if (found < 0)
 		return found;

@@ -38,7 +38,10 @@ void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *e);
  * status, or is killed by its timeout.
  */
 int uaed_hooks_owed(const struct uaed_hooks *h, struct json_object *owed);
-/* Changes whenever what uaed_hooks_owed() gives may have: the state is written then. */
+/*
+ * Changes whenever what uaed_hooks_owed() gives may have: the state is written within a
+ * second.
+ */
 uint64_t uaed_hooks_changes(const struct uaed_hooks *h);
 /*
  * Queue a run a previous run owed, with the environment it had, by the hook's name in the

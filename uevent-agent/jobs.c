@@ -329,14 +329,35 @@ static bool paths_current(const struct uaed_config *cfg, char (*hctl)[32], int n
 }
 
 /* The module's newest event, read before the capacities a proof rests on; false: unknown. */
-static bool newest_event(struct uaed_job_proof *at)
+static bool newest_event(uint64_t *instance, uint64_t *seq)
 {
 	struct uae_kernel_stats ks = { .size = sizeof(ks) };
 
 	if (uae_kernel_stats(&ks) < 0 || !ks.instance)
 		return false;
-	at->instance = ks.instance;
-	at->seq = ks.last_seq;
+	*instance = ks.instance;
+	*seq = ks.last_seq;
+	return true;
+}
+
+/*
+ * Whether @hctl's @n paths are all current (paths_current); if so, and the module's newest
+ * event was known before their capacities were read, that is in @proof (if not NULL).
+ */
+static bool prove(struct uaed_job_proof *proof, const struct uaed_config *cfg,
+		  char (*hctl)[32], int n)
+{
+	uint64_t instance = 0, seq = 0;
+	bool known = proof && newest_event(&instance, &seq);
+
+	if (!paths_current(cfg, hctl, n))
+		return false;
+	if (known) {
+		proof->n = (unsigned int)n;
+		memcpy(proof->hctl, hctl, (size_t)n * sizeof(hctl[0]));
+		proof->seq = seq;
+		proof->instance = instance;
+	}
 	return true;
 }
 
@@ -356,8 +377,7 @@ int uaed_job_rescan_paths(const struct uaed_job_ctx *ctx, const struct uaed_even
 	const struct uaed_config *cfg = ctx->cfg;
 	unsigned int paths = 0, skipped = 0, host, channel, target;
 	char hctl[UAED_LU_PATHS_MAX][32];
-	int n = uaed_paths_find(ctx->paths, e->wwid, hctl, UAED_LU_PATHS_MAX);
-	struct uaed_job_proof at;
+	int n = uaed_paths_find(ctx->paths, e->wwid, e->hctl, hctl, UAED_LU_PATHS_MAX);
 
 	if (n < 0)
 		uaed_log_errno(LOG_ERR, n, "uaeventd: cannot list SCSI devices for %s: %m",
@@ -372,18 +392,12 @@ int uaed_job_rescan_paths(const struct uaed_job_ctx *ctx, const struct uaed_even
 	 * Only the paths it may touch are asked; with none to ask (none found, or none
 	 * allowed), nothing tells an echo from a change: the rescan below is made.
 	 */
-	if (verify && !skipped && n > 0) {
-		bool known = newest_event(&at);
-
-		if (paths_current(cfg, hctl, n)) {
-			if (known && proof)
-				*proof = at;
-			uaed_log_action(LOG_INFO, "rescan-paths-verify",
-					"MESSAGE=capacity of %s unchanged since its rescan on %d "
-					"path(s): the reports after it were its echo", e->wwid, n,
-					"UAEVENTS_WWID=%s", e->wwid, "UAEVENTS_PATHS=%d", n);
-			return 0;
-		}
+	if (verify && !skipped && n > 0 && prove(proof, cfg, hctl, n)) {
+		uaed_log_action(LOG_INFO, "rescan-paths-verify",
+				"MESSAGE=capacity of %s unchanged since its rescan on %d path(s): "
+				"the reports after it were its echo", e->wwid, n,
+				"UAEVENTS_WWID=%s", e->wwid, "UAEVENTS_PATHS=%d", n);
+		return 0;
 	}
 	for (int i = 0; i < n; i++) {
 		int dirfd = uaed_sysfs_open_lu(hctl[i]);
@@ -422,8 +436,8 @@ int uaed_job_rescan_paths(const struct uaed_job_ctx *ctx, const struct uaed_even
 			log_resize(cfg->resize_command, e->wwid, status);
 	}
 	/* After the resize: a map not grown yet is a difference (capacity_current). */
-	if (proof && !skipped && newest_event(&at) && paths_current(cfg, hctl, n))
-		*proof = at;
+	if (proof && !skipped && n > 0)
+		prove(proof, cfg, hctl, n);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "event.h"
+#include "paths.h"
 
 struct uaed_removals;
 struct uaed_paths;
@@ -33,13 +34,17 @@ struct uaed_job_ctx {
 int uaed_job_scan_target(const struct uaed_job_ctx *ctx, const struct uaed_event *e,
 			 unsigned int reports, unsigned int owed, bool verify);
 /*
- * What a path rescan proved at its end: every path of the LU showed the device's capacity
- * after the module's events up to @seq of @instance had been raised.  A report of the LU
- * among those is the rescan's own echo (another path's unit attention, taken by its
- * commands) or older than what the host shows: no second look.  { 0, 0 }: nothing proved.
+ * What a path rescan proved at its end: each of the @n paths in @hctl (those it found for
+ * the WWID, which include the one that reported) showed the device's capacity after the
+ * module's events up to @seq of @instance had been raised.  A report from one of them
+ * among those events is the rescan's own echo (another path's unit attention, taken by
+ * its commands) or older than what the host shows: no second look.  @instance 0: nothing
+ * proved.
  */
 struct uaed_job_proof {
 	uint64_t instance, seq;
+	unsigned int n;
+	char hctl[UAED_LU_PATHS_MAX][32];
 };
 /*
  * Rescan every path of @e's LU (by WWID), then resize_command; @verify: a second look.

@@ -24,10 +24,18 @@
 
 /* In a job's child: where its entries go (uaed_log_forward()); -1: to journald. */
 static int forward_fd = -1;
+/* This child sent an entry to journald itself: it waits for journald before its exit. */
+static bool sent_directly;
 
 void uaed_log_forward(int fd)
 {
 	forward_fd = fd;
+}
+
+void uaed_log_child_exit(void)
+{
+	if (forward_fd < 0 || sent_directly)
+		uaed_journal_sync(5 * 1000000ULL);
 }
 
 /* One entry, to the daemon that forwards it, or to journald. */
@@ -47,9 +55,11 @@ static int send_fields(const struct iovec *iov, unsigned int n)
 			len += iov[i].iov_len;
 			buf[len++] = '\0';
 		}
-		/* The daemon gone (EPIPE): the entry late, its unit perhaps unknown, not lost. */
-		if (len <= sizeof(buf) && send(forward_fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len)
+		/* Not taken (EPIPE: the daemon is gone; EAGAIN: far behind): sent directly. */
+		if (len <= sizeof(buf) &&
+		    send(forward_fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len)
 			return 0;
+		sent_directly = true;
 	}
 	return sd_journal_sendv(iov, (int)n);
 }

@@ -37,9 +37,16 @@ int uaed_journal_send(const char *format, ...) __attribute__((format(printf, 1, 
  * daemon reads, and the daemon logs them (uaed_log_forwarded()).  journald learns an
  * entry's unit (journalctl -u) from its sender's /proc entry, gone once a short-lived
  * child has exited; sent by the daemon, an entry needs no wait for journald before the
- * child may exit.  An entry the daemon cannot take (it is gone) is sent to journald.
+ * child may exit.  An entry the daemon does not take at once (it is gone, or far behind)
+ * goes to journald directly.  Entries the daemon has not read when it is killed are lost
+ * with it; a stop reads them first.
  */
 void uaed_log_forward(int fd);
+/*
+ * In a child, before its exit: when entries went to journald directly (no socket, or the
+ * daemon did not take one), wait until journald has stored them (uaed_journal_sync()).
+ */
+void uaed_log_child_exit(void);
 /* In the daemon: one entry a child forwarded, @len bytes of NUL-terminated fields. */
 int uaed_log_forwarded(const char *buf, size_t len);
 

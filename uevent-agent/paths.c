@@ -233,14 +233,20 @@ static int walk(const char *wwid, char (*hctl)[32], int max)
 	return n;
 }
 
-int uaed_paths_find(const struct uaed_paths *p, const char *wwid, char (*hctl)[32], int max)
+int uaed_paths_find(const struct uaed_paths *p, const char *wwid, const char *reporter,
+		    char (*hctl)[32], int max)
 {
 	int n = uaed_paths_of(p, wwid, hctl, max);
+	bool listed = !reporter;
 
-	if (n < 0 || n > max)
+	if (n <= 0 || n > max)
 		return walk(wwid, hctl, max);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (!shows(hctl[i], wwid))
 			return walk(wwid, hctl, max);
+		listed |= !strcmp(hctl[i], reporter);
+	}
+	if (!listed && shows(reporter, wwid))
+		return walk(wwid, hctl, max);
 	return n;
 }

@@ -14,8 +14,9 @@
  *   after the array remapped a LUN changes the wwid and sends no uevent).  A walk over
  *   512 paths took about a second under QEMU's TCG; every 10 s, as it was, walks were
  *   half of uaeventd's CPU in a storm (make bench's figure 5 at 256 LUs, under perf).
- * Users read each listed path's wwid again before acting on it; a mismatch means the index
- * was out of date, and they walk the host as before.
+ * Users read each listed path's wwid again before acting on it, and the reporting path's;
+ * a mismatch, a reporting path not listed, or no path listed at all means the index may be
+ * out of date, and they walk the host as before.
  */
 #ifndef UAED_PATHS_H
 #define UAED_PATHS_H
@@ -49,10 +50,12 @@ int uaed_paths_refresh(struct uaed_paths *p);
  */
 int uaed_paths_of(const struct uaed_paths *p, const char *wwid, char (*hctl)[32], int max);
 /*
- * The same, each path's wwid read again now; when one no longer shows @wwid, or there is no
- * index (@p NULL or stale), the host is walked instead.  Returns the count as above, or
- * -errno when the host cannot be listed.
+ * The same, each path's wwid read again now; the host is walked instead when one no longer
+ * shows @wwid, when none is listed, when @reporter (the H:C:T:L that reported the event,
+ * or NULL) shows @wwid but is not listed, or when there is no index (@p NULL or stale).
+ * Returns the count as above, or -errno when the host cannot be listed.
  */
-int uaed_paths_find(const struct uaed_paths *p, const char *wwid, char (*hctl)[32], int max);
+int uaed_paths_find(const struct uaed_paths *p, const char *wwid, const char *reporter,
+		    char (*hctl)[32], int max);
 
 #endif /* UAED_PATHS_H */

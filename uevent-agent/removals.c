@@ -316,8 +316,17 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		const char *action = udev_device_get_action(dev);
 		const char *devtype = udev_device_get_devtype(dev);
 
-		if (action && devtype && !strcmp(devtype, "scsi_device") && may_move_wwids(dev, action))
-			uaed_paths_update(r->paths, udev_device_get_sysname(dev));
+		/*
+		 * INQUIRY DATA HAS CHANGED: the WWID changes at a rescan after it, by uaeventd
+		 * (which updates the index then) or by someone else (which no uevent says).
+		 */
+		if (action && devtype && !strcmp(devtype, "scsi_device") &&
+		    may_move_wwids(dev, action)) {
+			if (udev_device_get_property_value(dev, "SDEV_UA"))
+				uaed_paths_invalidate(r->paths);
+			else
+				uaed_paths_update(r->paths, udev_device_get_sysname(dev));
+		}
 		if (action && devtype && !strcmp(action, "add") && !strcmp(devtype, "scsi_device")) {
 			add_present(r, udev_device_get_sysname(dev));
 			changed = true;

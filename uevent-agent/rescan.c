@@ -70,13 +70,17 @@ struct pending {
 	struct uaed_child proc;		/* that child and all it starts */
 	bool again;			/* a target reported a change while it ran or cooled */
 	/*
-	 * Path rescans: the newest report that set @again, and whether one had no number
-	 * (a stock uevent), to be held against what the run proved (jobs.h).
+	 * Path rescans: the reports that set @again while it ran, to be held against what
+	 * the run proves (jobs.h): their instance, newest number and paths, or that one
+	 * cannot be (no number: a stock uevent; too many paths).
 	 */
-	struct uaed_job_proof again_at;
-	bool again_unnumbered;
-	struct uaed_job_proof proved;	/* by the last run, once it ended */
-	struct uaed_job_proof *shared;	/* where the running child writes it */
+	uint64_t again_instance, again_seq;
+	char again_hctl[4][32];
+	unsigned int n_again_hctl;
+	bool again_unproven;
+	/* Where its child writes its proof; kept with it until it is done cooling. */
+	struct uaed_job_proof *proof;
+	bool proof_final;		/* the child has exited */
 	sd_event_source *log;		/* the running child's entries (log.h) */
 	bool cooling;			/* done; the window in which its echoes arrive */
 	bool verify;			/* this run answers reports after a scan */
@@ -142,6 +146,17 @@ void uaed_rescan_set_metrics(struct uaed_rescan *r, struct uaed_metrics *m)
 	r->metrics = m;
 }
 
+static void read_log(struct pending *p, unsigned int max);
+
+/* A path rescan's proof is of no more use: cooled, failed to start, or the slot reused. */
+static void drop_proof(struct pending *p)
+{
+	if (p->proof)
+		munmap(p->proof, sizeof(*p->proof));
+	p->proof = NULL;
+	p->proof_final = false;
+}
+
 void uaed_rescan_free(struct uaed_rescan *r)
 {
 	if (!r)
@@ -150,7 +165,9 @@ void uaed_rescan_free(struct uaed_rescan *r)
 		sd_event_source_disable_unref(r->slot[i]->timer);
 		sd_event_source_disable_unref(r->slot[i]->child);
 		sd_event_source_disable_unref(r->slot[i]->deadline);
+		read_log(r->slot[i], UINT_MAX);
 		sd_event_source_disable_unref(r->slot[i]->log);
+		drop_proof(r->slot[i]);
 		free(r->slot[i]);
 	}
 	free(r->slot);
@@ -229,6 +246,7 @@ static int on_cooled(sd_event_source *s, uint64_t usec, void *userdata)
 		return 0;
 	}
 	p->used = false;
+	drop_proof(p);
 	return 0;
 }
 
@@ -244,6 +262,7 @@ static void cool(struct pending *p)
 		uaed_log_errno(LOG_ERR, r, "uaeventd: %s: cannot arm a timer: %m; reports of it "
 			       "are taken as new from now on", p->key);
 		p->used = false;
+		drop_proof(p);
 	}
 }
 
@@ -275,22 +294,28 @@ static int on_log(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	return 0;
 }
 
-/* What the path rescan's child proved, from the memory it shares with the daemon. */
-static void take_proof(struct pending *p)
+/* @hctl's report, number @seq of @instance, is among what the ended run proved. */
+static bool covered(const struct pending *p, uint64_t instance, uint64_t seq, const char *hctl)
 {
-	p->proved = (struct uaed_job_proof){ 0 };
-	if (!p->shared)
-		return;
-	p->proved = *p->shared;
-	munmap(p->shared, sizeof(*p->shared));
-	p->shared = NULL;
+	const struct uaed_job_proof *f = p->proof;
+
+	if (!f || !p->proof_final || !f->instance || instance != f->instance || seq > f->seq)
+		return false;
+	for (unsigned int i = 0; i < f->n && i < UAED_LU_PATHS_MAX; i++)
+		if (!strncmp(f->hctl[i], hctl, sizeof(f->hctl[i])))
+			return true;
+	return false;
 }
 
-/* @at (a report's instance and number) is among the events the last run's proof covers. */
-static bool covered(const struct pending *p, const struct uaed_job_proof *at)
+/* Every report that came while the run went is covered by its proof: its echo. */
+static bool all_echoes(const struct pending *p)
 {
-	return p->proved.instance && at->instance == p->proved.instance &&
-	       at->seq <= p->proved.seq;
+	if (p->again_unproven || !p->again_instance)
+		return false;
+	for (unsigned int i = 0; i < p->n_again_hctl; i++)
+		if (!covered(p, p->again_instance, p->again_seq, p->again_hctl[i]))
+			return false;
+	return true;
 }
 
 static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
@@ -303,9 +328,8 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	p->running = 0;
 	read_log(p, UINT_MAX);
 	p->log = sd_event_source_disable_unref(p->log);
-	take_proof(p);
-	/* Every report while it ran was older than what it proved at its end: its echo. */
-	if (p->again && covered(p, &p->again_at) && !p->again_unnumbered)
+	p->proof_final = true;
+	if (p->again && all_echoes(p))
 		p->again = false;
 	for (unsigned int i = 0; i < p->r->n_running; i++)
 		if (p->r->run[i] == p)
@@ -345,6 +369,8 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 	struct pending *p = userdata;
 
 	if (p->running) {
+		/* What it logged so far goes before the entry of its end. */
+		read_log(p, UINT_MAX);
 		uaed_log_action(LOG_ERR, "rescan-timeout",
 				"MESSAGE=%s still running after %u s: killed", p->key,
 				p->r->cfg->rescan_timeout_s, "UAEVENTS_JOB=%s", p->key);
@@ -366,7 +392,7 @@ static int run_action(struct pending *p)
 	case EMPTY_TARGET:
 		return uaed_job_scan_target(&ctx, &p->e, p->reports, p->owed, p->verify);
 	case RESCAN_WWID:
-		return uaed_job_rescan_paths(&ctx, &p->e, p->verify, p->shared);
+		return uaed_job_rescan_paths(&ctx, &p->e, p->verify, p->proof);
 	case RESCAN_DEVICE:
 		return uaed_job_rescan_device(&p->e);
 	case RECONCILE:
@@ -412,13 +438,16 @@ static void run_now(struct pending *p)
 			uaed_log_errno(LOG_WARNING, r, "uaeventd: cannot index the paths of the "
 				       "host's LUs: %m; %s walks the host itself", p->key);
 	}
-	/* A path rescan's proof (jobs.h): without this memory there is none, and echoes get
-	 * their second look. */
+	/*
+	 * A path rescan's proof (jobs.h): without this memory there is none, and its echoes
+	 * get their second look.
+	 */
+	drop_proof(p);
 	if (p->action == RESCAN_WWID) {
-		p->shared = mmap(NULL, sizeof(*p->shared), PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		if (p->shared == MAP_FAILED)
-			p->shared = NULL;
+		p->proof = mmap(NULL, sizeof(*p->proof), PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (p->proof == MAP_FAILED)
+			p->proof = NULL;
 	}
 	/* The child's entries come through the daemon (log.h); without, it logs itself. */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -430,6 +459,13 @@ static void run_now(struct pending *p)
 			close(sv[0]);
 			uaed_log_forward(sv[1]);
 		}
+		/*
+		 * Not the other jobs' ends, which the daemon reads: with them open here, their
+		 * children could not tell that the daemon is gone (log.h).
+		 */
+		for (unsigned int i = 0; i < p->r->n_slot; i++)
+			if (p->r->slot[i]->log)
+				close(sd_event_source_get_io_fd(p->r->slot[i]->log));
 		/* Its own cgroup, so that a timeout kills what it started too. */
 		r = uaed_child_enter(&p->proc);
 		if (r < 0)
@@ -437,12 +473,7 @@ static void run_now(struct pending *p)
 				       p->key);
 		else
 			r = run_action(p);
-		/*
-		 * journald learns an entry's unit (journalctl -u uaeventd) from the sender's
-		 * /proc entry: logging itself, exit only once what it logged is stored.
-		 */
-		if (sv[1] < 0)
-			uaed_journal_sync(5 * 1000000ULL);
+		uaed_log_child_exit();
 		_exit(r < 0);
 	}
 	if (sv[1] >= 0)
@@ -452,7 +483,7 @@ static void run_now(struct pending *p)
 		if (sv[0] >= 0)
 			close(sv[0]);
 		uaed_child_done(&p->proc);
-		take_proof(p);
+		drop_proof(p);
 		retry(p, "cannot fork", r);
 		return;
 	}
@@ -472,7 +503,7 @@ static void run_now(struct pending *p)
 		uaed_child_done(&p->proc);
 		read_log(p, UINT_MAX);
 		p->log = sd_event_source_disable_unref(p->log);
-		take_proof(p);
+		drop_proof(p);
 		retry(p, "cannot watch its child", -r);
 		return;
 	}
@@ -482,8 +513,10 @@ static void run_now(struct pending *p)
 	p->owed = 0;
 	p->verify = false;
 	p->killed = false;
-	p->again_at = (struct uaed_job_proof){ 0 };
-	p->again_unnumbered = false;
+	p->again_instance = 0;
+	p->again_seq = 0;
+	p->n_again_hctl = 0;
+	p->again_unproven = false;
 	r = sd_event_add_time_relative(p->r->loop, &p->deadline, CLOCK_MONOTONIC,
 				       (uint64_t)p->r->cfg->rescan_timeout_s * 1000000, 0,
 				       on_deadline, p);
@@ -507,7 +540,8 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
  */
 static void again(struct pending *p, enum action action, const struct uaed_event *e)
 {
-	struct uaed_job_proof at = { 0 };
+	uint64_t instance = 0, seq = 0;
+	unsigned int i;
 
 	if (p->action != RESCAN_WWID) {
 		p->again = true;
@@ -515,19 +549,32 @@ static void again(struct pending *p, enum action action, const struct uaed_event
 	}
 	if (action == RESCAN_WWID && e->ev &&
 	    !(uae_event_get_flags(e->ev) & UAE_EVENT_FLAG_STOCK)) {
-		at.instance = uae_event_get_instance(e->ev);
-		at.seq = uae_event_get_seq(e->ev);
+		instance = uae_event_get_instance(e->ev);
+		seq = uae_event_get_seq(e->ev);
 	}
 	if (p->cooling) {
-		if (!covered(p, &at))
+		if (!instance || !covered(p, instance, seq, e->hctl))
 			p->again = true;
 		return;
 	}
 	p->again = true;
-	if (!at.instance || (p->again_at.instance && p->again_at.instance != at.instance))
-		p->again_unnumbered = true;
-	else if (at.seq > p->again_at.seq)
-		p->again_at = at;
+	if (!instance || (p->again_instance && p->again_instance != instance)) {
+		p->again_unproven = true;
+		return;
+	}
+	p->again_instance = instance;
+	if (seq > p->again_seq)
+		p->again_seq = seq;
+	for (i = 0; i < p->n_again_hctl; i++)
+		if (!strcmp(p->again_hctl[i], e->hctl))
+			break;
+	if (i < p->n_again_hctl)
+		return;
+	if (i == sizeof(p->again_hctl) / sizeof(p->again_hctl[0]) ||
+	    strlen(e->hctl) >= sizeof(p->again_hctl[i]))
+		p->again_unproven = true;
+	else
+		snprintf(p->again_hctl[p->n_again_hctl++], sizeof(p->again_hctl[0]), "%s", e->hctl);
 }
 
 /*
@@ -585,6 +632,7 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 		r->slot[r->n_slot++] = free_slot;
 	}
 	p = free_slot;
+	drop_proof(p);
 	memset(p, 0, sizeof(*p));
 	p->r = r;
 	p->used = true;

@@ -28,7 +28,10 @@ void uaed_rescan_set_metrics(struct uaed_rescan *r, struct uaed_metrics *m);
  * @owed as owed work (owed.h): 0 or -ENOMEM.
  */
 int uaed_rescan_owed(const struct uaed_rescan *r, struct json_object *owed);
-/* Changes whenever what uaed_rescan_owed() gives may have: the state is written then. */
+/*
+ * Changes whenever what uaed_rescan_owed() gives may have: the state is written within a
+ * second.
+ */
 uint64_t uaed_rescan_changes(const struct uaed_rescan *r);
 /*
  * Take up a job a previous run owed, as a new report of its event; its key into @what

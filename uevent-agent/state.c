@@ -152,18 +152,24 @@ int uaed_journal_sync(uint64_t timeout_usec)
 {
 	uint64_t deadline = now_usec() + timeout_usec;
 	static unsigned long long n_syncs;
-	char match[96], id[64];
+	char match[128], id[96], boot[SD_ID128_STRING_MAX] = "";
+	const char *m = match;
+	sd_id128_t boot_id;
 	sd_journal *j;
 	int r;
 
 	if (sync_off)
 		return -ETIMEDOUT;
 	/*
-	 * Unique in this boot without random bytes: getrandom() blocks until the kernel's
-	 * generator is ready, which early in a boot (and in a VM without a virtio-rng) keeps
-	 * uaeventd, and each job, waiting and burning the CPU (try_to_generate_entropy).
+	 * Unique without random bytes: getrandom() blocks until the kernel's generator is
+	 * ready, which early in a boot (and in a VM without a virtio-rng) kept uaeventd
+	 * waiting and burning the CPU (try_to_generate_entropy).  Another user could log the
+	 * same, but only uaeventd's own entries are searched (uaed_journal_open_own()).
 	 */
-	snprintf(id, sizeof(id), "%d-%llu-%" PRIu64, (int)getpid(), ++n_syncs, now_usec());
+	if (sd_id128_get_boot(&boot_id) == 0)
+		sd_id128_to_string(boot_id, boot);
+	snprintf(id, sizeof(id), "%s-%d-%llu-%" PRIu64, boot, (int)getpid(), ++n_syncs,
+		 now_usec());
 	/*
 	 * journald reads its socket in order: once this entry is in the journal, so is
 	 * every entry sent before it, by an earlier instance that was killed too.  At the
@@ -175,11 +181,10 @@ int uaed_journal_sync(uint64_t timeout_usec)
 			    "UAEVENTS_SYNC=%s", id, NULL);
 	if (r < 0)
 		return r;
-	r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+	snprintf(match, sizeof(match), "UAEVENTS_SYNC=%s", id);
+	r = uaed_journal_open_own(&j, &m, 1);
 	if (r < 0)
 		return r;
-	snprintf(match, sizeof(match), "UAEVENTS_SYNC=%s", id);
-	r = sd_journal_add_match(j, match, 0);
 	while (r >= 0) {
 		uint64_t now = now_usec();
 

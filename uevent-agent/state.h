@@ -2,10 +2,11 @@
 /*
  * uaeventd's memory across restarts: the last event logged, as instance id and sequence
  * number, kept in a state file written atomically, and checked against the journal itself
- * (which may hold an entry the state file missed when the daemon died between the two).
- * Beside it, in the same file and so written at the same moment, the work those events
- * called for that is not done yet (owed.h): a restart, a kill or an upgrade between an
- * event and the end of its action loses neither.
+ * (which may hold entries the state file missed when the daemon died before writing it:
+ * the module's events are written within a second, uaeventd.c).  Beside it, in the same
+ * file and so written at the same moment, the work those events called for that is not
+ * done yet (owed.h): a restart, a kill or an upgrade between an event and the end of its
+ * action loses neither, as long as the module's history still holds what was not written.
  *
  * The file: its first line "INSTANCE SEQ" (what older uaeventd reads), then one JSON
  * object per line, each a piece of owed work.

@@ -798,11 +798,6 @@ static int set_up(struct daemon *d)
 		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot set up metrics: %m; none are written");
 	uaed_rescan_set_metrics(d->rescan, d->metrics);
 	uaed_hooks_scan(d->hooks, &d->cfg);
-	/*
-	 * Once, before any child: where journald drops uaeventd's info entries, this wait is
-	 * the only one, and the children it forks from now on do not wait each in turn.
-	 */
-	uaed_journal_sync(10 * 1000000ULL);
 	resume_owed(d);
 
 	/* Armed when the monitor fails (on_monitor). */
