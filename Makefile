@@ -8,6 +8,7 @@
 #   make bench   the cost and the behaviour under load against the stock path, two VMs per
 #                kernel: a table, and JSON in build/bench/ (docs/benchmarks.md)
 #   make bench-compare OLD=DIR   the figures of build/bench/ against an earlier run's
+#   make bench-profile   figure 5's capacity storm under perf in the guest (linux-perf)
 
 BUILD       ?= build
 USERBIN     := $(BUILD)/user
