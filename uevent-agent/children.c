@@ -211,16 +211,47 @@ void uaed_child_done(struct uaed_child *c)
 /* The fixed PATH of what jobs run; a name without '/' is looked up there, as execvp() would. */
 #define RUN_PATH "/usr/sbin:/usr/bin:/sbin:/bin"
 
-static bool find_program(const char *file, char *path, size_t size)
+/*
+ * Start @path as execvp() would: a file without "#!" (ENOEXEC) through /bin/sh.  0 or the
+ * errno of the failure.
+ */
+static int spawn_one(pid_t *pid, const char *path, char *const argv[],
+		     const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+		     char *const env[])
 {
-	char dirs[] = RUN_PATH, *save = NULL;
+	char *sh_argv[64] = { "/bin/sh", (char *)path };
+	size_t n = 2;
+	int err = posix_spawn(pid, path, actions, attr, argv, env);
+
+	if (err != ENOEXEC)
+		return err;
+	for (size_t i = 1; argv[0] && argv[i] && n < sizeof(sh_argv) / sizeof(sh_argv[0]) - 1;
+	     i++)
+		sh_argv[n++] = argv[i];
+	sh_argv[n] = NULL;
+	return posix_spawn(pid, "/bin/sh", actions, attr, sh_argv, env);
+}
+
+/* @file found as execvp() finds it in RUN_PATH (the next folder after EACCES or ENOENT). */
+static int spawn(pid_t *pid, const char *file, char *const argv[],
+		 const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+		 char *const env[])
+{
+	char dirs[] = RUN_PATH, *save = NULL, path[PATH_MAX];
+	bool denied = false;
+	int err;
 
 	if (strchr(file, '/'))
-		return snprintf(path, size, "%s", file) < (int)size;
-	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save))
-		if (snprintf(path, size, "%s/%s", d, file) < (int)size && access(path, X_OK) == 0)
-			return true;
-	return false;
+		return spawn_one(pid, file, argv, actions, attr, env);
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		if (snprintf(path, sizeof(path), "%s/%s", d, file) >= (int)sizeof(path))
+			return ENAMETOOLONG;
+		err = spawn_one(pid, path, argv, actions, attr, env);
+		if (err != ENOENT && err != ENOTDIR && err != EACCES)
+			return err;
+		denied |= err == EACCES;
+	}
+	return denied ? EACCES : ENOENT;
 }
 
 int uaed_run_wait(const char *file, char *const argv[], char *out, size_t size)
@@ -229,7 +260,6 @@ int uaed_run_wait(const char *file, char *const argv[], char *out, size_t size)
 	int p[2] = { -1, -1 }, status = 0, err;
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	char path[PATH_MAX];
 	size_t got = 0;
 	sigset_t none;
 	ssize_t n;
@@ -252,9 +282,7 @@ int uaed_run_wait(const char *file, char *const argv[], char *out, size_t size)
 		posix_spawn_file_actions_adddup2(&actions, p[1], STDOUT_FILENO);
 		posix_spawn_file_actions_adddup2(&actions, p[1], STDERR_FILENO);
 	}
-	err = find_program(file, path, sizeof(path)) ? 0 : ENOENT;
-	if (!err)
-		err = posix_spawn(&pid, path, &actions, &attr, argv, env);
+	err = spawn(&pid, file, argv, &actions, &attr, env);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
 	if (out) {
@@ -265,16 +293,16 @@ int uaed_run_wait(const char *file, char *const argv[], char *out, size_t size)
 		out[got] = '\0';
 		out[strcspn(out, "\n")] = '\0';
 	}
-	/* As a shell says it: exit status 127, the reason where the output goes. */
-	if (err == ENOENT || err == EACCES || err == ENOEXEC) {
+	/* Not started: as a shell says it, exit status 127 and the reason, where output goes. */
+	if (err) {
 		if (out)
 			snprintf(out, size, "cannot run %s: %s", file, strerror(err));
 		else
 			dprintf(STDERR_FILENO, "cannot run %s: %s\n", file, strerror(err));
 		return 127 << 8;
 	}
-	if (err)
-		return -err;
-	waitpid(pid, &status, 0);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
 	return status;
 }

@@ -434,6 +434,9 @@ int uaed_job_rescan_paths(const struct uaed_job_ctx *ctx, const struct uaed_even
 		/* Its own output goes to the daemon's (the journal); its verdict too. */
 		if (status >= 0)
 			log_resize(cfg->resize_command, e->wwid, status);
+		else
+			uaed_log_errno(LOG_ERR, status, "uaeventd: resize command %s for %s not "
+				       "started: %m", cfg->resize_command, e->wwid);
 	}
 	/* After the resize: a map not grown yet is a difference (capacity_current). */
 	if (proof && !skipped && n > 0)

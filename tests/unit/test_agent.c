@@ -11,11 +11,13 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
 
 #include <systemd/sd-event.h>
 
+#include "children.h"
 #include "config.h"
 #include "floods.h"
 #include "handoff.h"
@@ -804,6 +806,52 @@ START_TEST(log_forward_fields)
 }
 END_TEST
 
+/*
+ * A job's command, started as execvp() started it: a script without "#!" through /bin/sh,
+ * its first line of output kept, and whatever cannot be run as exit status 127 with the
+ * reason, never a silent failure.
+ */
+START_TEST(run_wait_like_execvp)
+{
+	char dir[] = "/tmp/uaed-run-XXXXXX", path[128], out[256];
+	char *argv[] = { path, "one", "two", NULL };
+	int status;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	write_file(dir, "noshebang", "echo \"ran $1 $2\"\nexit 3\n", 0755);
+	snprintf(path, sizeof(path), "%s/noshebang", dir);
+	status = uaed_run_wait(path, argv, out, sizeof(out));
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 3);
+	ck_assert_str_eq(out, "ran one two");
+
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	status = uaed_run_wait(path, argv, out, sizeof(out));
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 127);
+	ck_assert_ptr_nonnull(strstr(out, "No such file or directory"));
+
+	snprintf(path, sizeof(path), "%s/noshebang/x", dir);	/* ENOTDIR */
+	status = uaed_run_wait(path, argv, out, sizeof(out));
+	ck_assert_int_eq(WEXITSTATUS(status), 127);
+	ck_assert_ptr_nonnull(strstr(out, "cannot run"));
+
+	/* By name, in the fixed PATH only. */
+	argv[0] = "sh";
+	argv[1] = "-c";
+	argv[2] = "echo \"$PATH\"";
+	status = uaed_run_wait("sh", argv, out, sizeof(out));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert_str_eq(out, "/usr/sbin:/usr/bin:/sbin:/bin");
+	status = uaed_run_wait("uaed-no-such-program", argv, out, sizeof(out));
+	ck_assert_int_eq(WEXITSTATUS(status), 127);
+
+	snprintf(path, sizeof(path), "%s/noshebang", dir);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent");
@@ -828,6 +876,7 @@ int main(void)
 	tcase_add_test(tc, vpd83_walk);
 	tcase_add_test(tc, sysfs_read_keeps_blanks);
 	tcase_add_test(tc, log_forward_fields);
+	tcase_add_test(tc, run_wait_like_execvp);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
