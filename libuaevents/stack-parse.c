@@ -41,11 +41,13 @@ const char *uae_dm_lvm_layer(const char *uuid)
 	return uuid + 4 + 64 + 1;
 }
 
-bool uae_lvm_name(const char *dm_name, char *out, size_t size)
+bool uae_lvm_name(const char *dm_name, char *out, size_t size, const char **layer)
 {
 	size_t n = 0;
-	bool split = false;
+	int splits = 0;
 
+	if (layer)
+		*layer = NULL;
 	if (!dm_name || !size)
 		return false;
 	for (const char *c = dm_name; *c; c++) {
@@ -54,10 +56,14 @@ bool uae_lvm_name(const char *dm_name, char *out, size_t size)
 		if (*c == '-' && c[1] == '-') {
 			c++;		/* a '-' of a name */
 		} else if (*c == '-') {
-			/* The one single '-': between the VG's name and the LV's. */
-			if (split || c == dm_name || !c[1])
+			/* libdm's split: VG, LV and a layer, at the single '-' between them. */
+			if (c == dm_name || !c[1] || (n && out[n - 1] == '/'))
 				return false;
-			split = true;
+			if (++splits == 2) {
+				if (layer)
+					*layer = c + 1;
+				break;
+			}
 			ch = '/';
 		}
 		if (n + 1 >= size)
@@ -65,7 +71,32 @@ bool uae_lvm_name(const char *dm_name, char *out, size_t size)
 		out[n++] = ch;
 	}
 	out[n] = '\0';
-	return split;
+	return splits > 0;
+}
+
+bool uae_lvm_internal_lv(const char *lv)
+{
+	/* lvm2's reserved suffixes (lib/misc/lvm-string.c) and the names it gives itself. */
+	static const char *const reserved[] = {
+		"_cdata", "_cmeta", "_corig", "_cpool", "_cvol", "_wcorig", "_mimage", "_mlog",
+		"_rimage", "_rmeta", "_tdata", "_tmeta", "_vdata", "_imeta", "_iorig",
+		"_pmspare", "_vorigin",
+	};
+	const char *u = strchr(lv, '_');
+
+	if (!strncmp(lv, "pvmove", 6) || !strncmp(lv, "snapshot", 8))
+		return true;
+	for (; u; u = strchr(u + 1, '_'))
+		for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+			if (!strncmp(u, reserved[i], strlen(reserved[i])))
+				return true;
+	return false;
+}
+
+bool uae_dm_crypt_internal(const char *uuid)
+{
+	return uae_dm_classify(uuid) == UAE_DM_CRYPT &&
+	       (!strncmp(uuid + 6, "SUBDEV-", 7) || !strncmp(uuid + 6, "TEMP-", 5));
 }
 
 bool uae_path_below(const char *path, const char *dir)
@@ -73,6 +104,8 @@ bool uae_path_below(const char *path, const char *dir)
 	size_t n = strlen(dir);
 
 	/* "/" holds everything; a trailing '/' of @dir is not a component of its own. */
+	if (!n)
+		return false;
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
 	if (n == 1 && dir[0] == '/')
@@ -82,14 +115,12 @@ bool uae_path_below(const char *path, const char *dir)
 
 #define MAX_COMPONENTS 64
 
-/* Split @path's components (empty ones dropped) into @c, in @buf; their count, -1 if too many. */
-static int components(const char *path, char *buf, size_t size, char **c)
+/* Split @buf in place into its components (empty ones dropped); their count, -1 if too many. */
+static int components(char *buf, char **c)
 {
 	char *save = NULL;
 	int n = 0;
 
-	if (snprintf(buf, size, "%s", path) >= (int)size)
-		return -1;
 	/* strtok_r: the library may be used by threads at once. */
 	for (char *s = strtok_r(buf, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
 		if (n == MAX_COMPONENTS)
@@ -99,9 +130,14 @@ static int components(const char *path, char *buf, size_t size, char **c)
 	return n;
 }
 
-/* 8-4-4-4-12 hexadecimal digits, as kubelet names a pod's folder. */
+/*
+ * 8-4-4-4-12 hexadecimal digits, as kubelet names a pod's folder; or 32, the md5 it gives
+ * a static pod from its manifest.
+ */
 static bool is_uid(const char *s)
 {
+	if (strlen(s) == 32 && strspn(s, "0123456789abcdef") == 32)
+		return true;
 	static const int groups[] = { 8, 4, 4, 4, 12 };
 
 	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
@@ -163,6 +199,10 @@ static bool csi_plugin_path(char **c, int n, int i, struct uae_k8s_ref *ref)
 		if (m == 7 && !strcmp(c[i + 4], "publish") && is_uid(c[i + 6]))
 			return copy(ref->volume, sizeof(ref->volume), c[i + 5]) &&
 			       copy(ref->pod_uid, sizeof(ref->pod_uid), c[i + 6]);
+		/* volumeDevices/PV/dev/POD-UID: the file a loop device locks. */
+		if (m == 7 && !strcmp(c[i + 5], "dev") && is_uid(c[i + 6]))
+			return copy(ref->volume, sizeof(ref->volume), c[i + 4]) &&
+			       copy(ref->pod_uid, sizeof(ref->pod_uid), c[i + 6]);
 		return false;
 	}
 	if (m != 6 || strcmp(c[i + 5], "globalmount"))
@@ -174,15 +214,44 @@ static bool csi_plugin_path(char **c, int n, int i, struct uae_k8s_ref *ref)
 	return is_sha256(c[i + 4]) && copy(ref->driver, sizeof(ref->driver), c[i + 3]);
 }
 
+/*
+ * c[i..]: "plugins" PLUGIN "volumeDevices" PV ["dev"] POD-UID: where an in-tree plugin maps
+ * a pod's raw block volume, the file a loop device locks.
+ */
+static bool block_map_path(char **c, int n, int i, struct uae_k8s_ref *ref)
+{
+	int m = n - i;
+
+	if (m < 5 || strcmp(c[i], "plugins") || strcmp(c[i + 2], "volumeDevices") ||
+	    !is_uid(c[n - 1]) || (m == 6 ? strcmp(c[i + 4], "dev") : m != 5))
+		return false;
+	ref->block = true;
+	return copy(ref->plugin, sizeof(ref->plugin), c[i + 1]) &&
+	       copy(ref->volume, sizeof(ref->volume), c[i + 3]) &&
+	       copy(ref->pod_uid, sizeof(ref->pod_uid), c[n - 1]);
+}
+
 bool uae_k8s_parse_path(const char *path, struct uae_k8s_ref *ref)
 {
 	char buf[4096], *c[MAX_COMPONENTS];
-	int n = components(path, buf, sizeof(buf), c);
+	size_t len = strlen(path);
+	int n;
+
+	/* A loop device's backing file, removed since: the kernel shows it so. */
+	if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
+		len -= 10;
+	memset(ref, 0, sizeof(*ref));
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, path, len);
+	buf[len] = '\0';
+	n = components(buf, c);
 
 	/* The kubelet root is any folder: the layout below it is what is matched. */
 	for (int i = 0; i < n; i++) {
 		memset(ref, 0, sizeof(*ref));
-		if (pod_volume(c, n, i, ref) || csi_plugin_path(c, n, i, ref))
+		if (pod_volume(c, n, i, ref) || csi_plugin_path(c, n, i, ref) ||
+		    block_map_path(c, n, i, ref))
 			return true;
 	}
 	memset(ref, 0, sizeof(*ref));

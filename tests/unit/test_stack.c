@@ -28,6 +28,13 @@ START_TEST(dm_uuid_classes)
 	ck_assert_int_eq(uae_dm_classify(""), UAE_DM_OTHER);
 	ck_assert_int_eq(uae_dm_classify(NULL), UAE_DM_OTHER);
 	ck_assert_ptr_null(uae_dm_mpath_wwid("LVM-abc"));
+	/* kpartx over a device that is no map. */
+	ck_assert_int_eq(uae_dm_classify("part1-devnode_8:16_Wh5pYvM"), UAE_DM_PART);
+	/* cryptsetup's own devices. */
+	ck_assert(uae_dm_crypt_internal("CRYPT-SUBDEV-0b5e6a7c9d2f4e1a8b3c5d7e9f0a1b2c-x_dif"));
+	ck_assert(uae_dm_crypt_internal("CRYPT-TEMP-x-overlay"));
+	ck_assert(!uae_dm_crypt_internal("CRYPT-LUKS2-0b5e6a7c9d2f4e1a8b3c5d7e9f0a1b2c-x"));
+	ck_assert(!uae_dm_crypt_internal("LVM-SUBDEV-x"));
 }
 END_TEST
 
@@ -44,21 +51,49 @@ START_TEST(lvm_layers_and_names)
 	ck_assert_ptr_null(uae_dm_lvm_layer(uuid));
 	ck_assert_ptr_null(uae_dm_lvm_layer("mpath-x"));
 
-	ck_assert(uae_lvm_name("vg0-data", out, sizeof(out)));
+	const char *layer;
+
+	ck_assert(uae_lvm_name("vg0-data", out, sizeof(out), &layer));
 	ck_assert_str_eq(out, "vg0/data");
-	ck_assert(uae_lvm_name("my--vg-my--lv", out, sizeof(out)));
+	ck_assert_ptr_null(layer);
+	ck_assert(uae_lvm_name("my--vg-my--lv", out, sizeof(out), NULL));
 	ck_assert_str_eq(out, "my-vg/my-lv");
-	ck_assert(uae_lvm_name("a---b", out, sizeof(out)));	/* "a-" and "b" */
+	ck_assert(uae_lvm_name("a---b", out, sizeof(out), NULL));	/* "a-" and "b" */
 	ck_assert_str_eq(out, "a-/b");
-	/* Not VG-LV: no single '-', two of them, at an end. */
-	ck_assert(!uae_lvm_name("vg0", out, sizeof(out)));
-	ck_assert(!uae_lvm_name("a-b-c", out, sizeof(out)));
-	ck_assert(!uae_lvm_name("-lv", out, sizeof(out)));
-	ck_assert(!uae_lvm_name("vg-", out, sizeof(out)));
-	ck_assert(!uae_lvm_name("my--vg", out, sizeof(out)));
+	ck_assert(uae_lvm_name("vg-lv--", out, sizeof(out), NULL));
+	ck_assert_str_eq(out, "vg/lv-");
+	/* libdm's layers: VG-LV-LAYER. */
+	ck_assert(uae_lvm_name("vg-lv-real", out, sizeof(out), &layer));
+	ck_assert_str_eq(out, "vg/lv");
+	ck_assert_str_eq(layer, "real");
+	ck_assert(uae_lvm_name("vg-pool-tpool", out, sizeof(out), &layer));
+	ck_assert_str_eq(layer, "tpool");
+	ck_assert(uae_lvm_name("vg-lv-missing_0_0", out, sizeof(out), &layer));
+	ck_assert_str_eq(out, "vg/lv");
+	ck_assert_str_eq(layer, "missing_0_0");
+	/* Not VG-LV: no single '-', at an end, two at once. */
+	ck_assert(!uae_lvm_name("vg0", out, sizeof(out), NULL));
+	ck_assert(!uae_lvm_name("-lv", out, sizeof(out), NULL));
+	ck_assert(!uae_lvm_name("vg-", out, sizeof(out), NULL));
+	ck_assert(!uae_lvm_name("my--vg", out, sizeof(out), NULL));
+	ck_assert(!uae_lvm_name("vg-lv-", out, sizeof(out), NULL));
 	/* Too long for @out: refused, not cut. */
-	ck_assert(!uae_lvm_name("vg0-data", out, 8));
-	ck_assert(uae_lvm_name("vg0-data", out, 9));
+	ck_assert(!uae_lvm_name("vg0-data", out, 8, NULL));
+	ck_assert(uae_lvm_name("vg0-data", out, 9, NULL));
+
+	/* LVs of LVM's own, most with no layer in their uuid. */
+	ck_assert(uae_lvm_internal_lv("lv_rimage_0"));
+	ck_assert(uae_lvm_internal_lv("lv_rmeta_1"));
+	ck_assert(uae_lvm_internal_lv("pool_tdata"));
+	ck_assert(uae_lvm_internal_lv("my_lv_mimage_0"));
+	ck_assert(uae_lvm_internal_lv("pvmove0"));
+	ck_assert(!uae_lvm_internal_lv("data"));
+	ck_assert(!uae_lvm_internal_lv("my_data"));
+	ck_assert(!uae_lvm_internal_lv("rimage"));
+
+	/* "LVM-" and 64 characters with no '-' after them: no layer. */
+	snprintf(uuid, sizeof(uuid), "LVM-%s%sx", vg, lv);
+	ck_assert_ptr_null(uae_dm_lvm_layer(uuid));
 }
 END_TEST
 
@@ -70,6 +105,8 @@ START_TEST(paths_below)
 	ck_assert(!uae_path_below("/srv/data2/f", "/srv/data"));
 	ck_assert(!uae_path_below("/srv", "/srv/data"));
 	ck_assert(uae_path_below("/anything", "/"));
+	ck_assert(uae_path_below("/srv/data/f", "/srv/data//"));
+	ck_assert(!uae_path_below("/srv/data", ""));
 }
 END_TEST
 
@@ -113,6 +150,35 @@ START_TEST(kubelet_paths)
 	ck_assert(r.staging);
 	ck_assert_str_eq(r.driver, "ebs.csi.aws.com");
 	ck_assert_str_eq(r.volume, "");
+	/* A static pod's uid (an md5), a trailing '/' and a doubled one. */
+	ck_assert(uae_k8s_parse_path("/var/lib/kubelet/pods/4a1f0c2b3d4e5f60718293a4b5c6d7e8/"
+				     "volumes/kubernetes.io~csi//vol/mount/", &r));
+	ck_assert_str_eq(r.pod_uid, "4a1f0c2b3d4e5f60718293a4b5c6d7e8");
+	ck_assert_str_eq(r.volume, "vol");
+	/* Raw block: the file a loop device locks, CSI's and an in-tree plugin's, deleted too. */
+	ck_assert(uae_k8s_parse_path("/var/lib/kubelet/plugins/kubernetes.io/csi/volumeDevices/"
+				     "pvc-9/dev/" POD, &r));
+	ck_assert(r.block && !r.staging);
+	ck_assert_str_eq(r.volume, "pvc-9");
+	ck_assert_str_eq(r.pod_uid, POD);
+	ck_assert_str_eq(r.plugin, "kubernetes.io~csi");
+	ck_assert(uae_k8s_parse_path("/var/lib/kubelet/plugins/kubernetes.io/csi/volumeDevices/"
+				     "pvc-9/dev/" POD " (deleted)", &r));
+	ck_assert_str_eq(r.pod_uid, POD);
+	ck_assert(uae_k8s_parse_path("/var/lib/kubelet/plugins/kubernetes.io~local-volume/"
+				     "volumeDevices/local-pv-3/" POD, &r));
+	ck_assert(r.block);
+	ck_assert_str_eq(r.plugin, "kubernetes.io~local-volume");
+	ck_assert_str_eq(r.volume, "local-pv-3");
+	/* More components than any layout: none. */
+	{
+		char deep[4096] = "";
+
+		for (int i = 0; i < 70; i++)
+			strcat(deep, "/d");
+		strcat(deep, "/pods/" POD "/volumes/kubernetes.io~csi/pvc-1/mount");
+		ck_assert(!uae_k8s_parse_path(deep, &r));
+	}
 	/* Look-alikes: a pod folder that is no uid, a component more or less, no globalmount. */
 	ck_assert(!uae_k8s_parse_path("/var/lib/kubelet/pods/not-a-uid/volumes/"
 				      "kubernetes.io~csi/pvc-1/mount", &r));
