@@ -770,18 +770,19 @@ START_TEST(log_forward_fields)
 	int sv[2];
 	size_t at = 0;
 	const char *fields[16];
-	int nf = 0;
+	int nf = 0, r;
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
 	uaed_log_forward(sv[1]);
 	errno = ENOENT;
-	ck_assert_int_eq(uaed_log_action(LOG_NOTICE, "test-action",
-					 "MESSAGE=%s has %d path(s), %zu, %" PRIu64 ", %.2f, %c, %m",
-					 "naa.1", -3, z, big, 1.5, 'x',
-					 "UAEVENTS_A=%hhu %hd %ld %lld %p", (unsigned char)7, (short)-8,
-					 -9L, -10LL, (void *)0x10,
-					 "UAEVENTS_B=%*s|%-4.3s|", 5, "ab", "abcdef",
-					 "UAEVENTS_C=%%", NULL), 0);
+	r = uaed_log_action(LOG_NOTICE, "test-action",
+			    "MESSAGE=%s has %d path(s), %zu, %" PRIu64 ", %.2f, %c, %m",
+			    "naa.1", -3, z, big, 1.5, 'x',
+			    "UAEVENTS_A=%hhu %hd %ld %lld %p", (unsigned char)7, (short)-8, -9L,
+			    -10LL, (void *)0x10,
+			    "UAEVENTS_B=%*s|%-4.3s|", 5, "ab", "abcdef",
+			    "UAEVENTS_C=%%", NULL);
+	ck_assert_int_eq(r, 0);
 	uaed_log_forward(-1);
 	n = recv(sv[0], buf, sizeof(buf), MSG_DONTWAIT);
 	ck_assert_int_gt(n, 0);
