@@ -78,7 +78,11 @@ restarted() {	# OLD-PID: systemd runs a new uaeventd, up and ready
 	systemctl is-active --quiet uaeventd && [ "$(systemctl show -P MainPID uaeventd)" != "$1" ]
 }
 # Once the owed work is done: RESCANS path rescans (default 1), one resize run to its end.
+# The resize's end first: the state file is written within a second of a change, so until
+# the work is seen done, a file that owes nothing may be one not written yet.
+resized_to_end() { [ "$(lines "^uae-slow-resize: done $WWID")" -ge 1 ]; }
 done_once() {
+	wait_for 60 resized_to_end || return 1
 	wait_for 60 owes_nothing || return 1
 	rescans=$(entries rescan-paths)
 	resizes=$(lines "^uae-slow-resize: done $WWID")
