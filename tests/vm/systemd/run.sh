@@ -18,8 +18,8 @@ check "uaeventd.service is active before the scripts run" \
 times=
 for script in "$@"; do
 	tap_diag "---- $script ----"
-	t0=$(date +%s)
+	run_t0=$(date +%s)
 	. "./$script"
-	times="$times $script=$(($(date +%s) - t0))s"
+	times="$times $script=$(($(date +%s) - run_t0))s"
 done
 tap_diag "run.sh: all scripts ran; seconds:$times"
