@@ -43,6 +43,22 @@ dpkg-deb -f "$deb" Depends | grep -q "libuaevents1 (>= $needs)" &&
 result $? "uaevents: the configuration is a conffile, the postinst updates the catalog and enables the unit"
 has libuaevents1 "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libuaevents.so.1"
 result $? "libuaevents1 ships the shared library"
+# README.Debian: what the packages turned on and left off.  Each setting it tells an
+# administrator to write is one the shipped configuration has, so that the two cannot drift.
+readme=$(dpkg-deb --fsys-tarfile "$(ls "$out/uaevents_${version}_"*.deb)" |
+	tar -xO ./usr/share/doc/uaevents/README.Debian 2>/dev/null)
+missing=""
+for setting in $(echo "$readme" |
+	sed -n 's/.*"\([a-z_]*\) = [^"]*".*/\1/p; s/^ *\([a-z_]*\) = .*/\1/p' | sort -u); do
+	grep -q "^#$setting =" "$top/uevent-agent/uaeventd.conf" || missing="$missing $setting"
+done
+[ -n "$readme" ] && [ -z "$missing" ] && echo "$readme" | grep -q "turned on" &&
+	echo "$readme" | grep -q "left off"
+rc=$?
+shipped=missing
+[ -z "$readme" ] || shipped=shipped
+[ $rc -eq 0 ] || echo "# README.Debian $shipped; settings not in uaeventd.conf:${missing:- none}"
+result $rc "uaevents ships README.Debian, whose settings are all uaeventd.conf's"
 has libuaevents-dev /usr/include/libuaevents.h /usr/share/man/man3/libuaevents.3.gz \
 	"/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pkgconfig/uaevents.pc"
 result $? "libuaevents-dev ships the header, the pkg-config file and the API's man page"
