@@ -12,6 +12,7 @@
 #   UAE_VM_ICOUNT: N runs the guest's clock by instructions, 2^N ns each (QEMU's -icount,
 #     no sleeping while idle): what the guest times is then what it executed, not how fast
 #     the emulator went (make bench)
+#   UAE_VM_SMP: virtual CPUs (1 unless set: every figure then counts all the CPU spent)
 #
 # For test scripts, prints the guest's TAP and exits non-zero unless every test passed.
 set -eu
@@ -57,7 +58,7 @@ fi
 # Ctrl-C stop it too.
 # shellcheck disable=SC2086
 timeout --foreground -k 30 "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
-	-machine pc -accel tcg -m "${UAE_VM_MEM:-1024}" -smp 1 \
+	-machine pc -accel tcg -m "${UAE_VM_MEM:-1024}" -smp "${UAE_VM_SMP:-1}" \
 	-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$initramfs" \
 	-append "console=ttyS0 panic=-1 oops=panic uae.script=$script ${CYCLES:+uae.cycles=$CYCLES} $append ${UAE_VM_APPEND:-}" \
 	-display none -monitor none -nic none -no-reboot \

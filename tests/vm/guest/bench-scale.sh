@@ -130,7 +130,8 @@ if [ -n "$PERF" ]; then
 		perf report -i /tmp/perf.data --stdio "$@" 2>&1 | grep -v -e '^$' -e '^#' |
 			head -80 | while IFS= read -r l; do tap_diag "perf: $l"; done
 	}
-	report --no-children -g none --sort pid,dso --percent-limit 0.5
+	report --no-children -g none --sort comm,dso --percent-limit 0.5
+	report --no-children -g none --sort sym --percent-limit 0.5
 	report --children -g none --comm uaeventd --sort sym --percent-limit 0.4
 fi
 tap_diag "uaeventd's entries by UAEVENTS_ACTION: $(journalctl -t uaeventd -o json -q |
