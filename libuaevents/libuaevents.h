@@ -236,6 +236,80 @@ struct uae_inject {
  */
 int uae_inject(const struct uae_inject *in);
 
+/*
+ * What sits above a block device on this host (its "stack"): partitions, multipath maps,
+ * LVM volumes, dm-crypt and md devices, loop devices backed by it, mounted filesystems in
+ * the host's mount namespace (PID 1's), swap, and the Kubernetes volumes kubelet's mount
+ * paths show.  Read from sysfs, /proc and the udev database only: never from the device
+ * (a hung LU cannot block it; nothing is opened for writing, so udev sees no change).
+ * Entries form a tree rooted at the device: each but the first has one entry below it.
+ */
+struct uae_stack;
+struct uae_stack_entry;
+/* Keeps what the stacks of many devices share (the mount and swap tables) between calls. */
+struct uae_stack_cache;
+
+enum uae_stack_type {
+	UAE_STACK_DISK = 1,	/* the device asked for */
+	UAE_STACK_PARTITION,	/* a partition (or a kpartx map over one) */
+	UAE_STACK_MPATH,	/* a multipath map: name, uuid its WWID */
+	UAE_STACK_LVM,		/* an LVM volume: name "vg/lv"; property "internal" for LVM's own */
+	UAE_STACK_CRYPT,	/* a dm-crypt device */
+	UAE_STACK_MD,		/* an md array: property "md_level" */
+	UAE_STACK_DM,		/* another device-mapper device */
+	UAE_STACK_LOOP,		/* a loop device: property "backing_file" */
+	UAE_STACK_MOUNT,	/* a mount: name its target; properties "fs_root", "ro", and
+				 * "k8s_pod_uid", "k8s_volume", "k8s_plugin", "k8s_driver",
+				 * "k8s_staging" where kubelet's layout shows them */
+	UAE_STACK_SWAP,		/* an active swap area: name the device or file */
+};
+
+/* uae_device_stack_new() flags: none yet. */
+
+/*
+ * A cache for uae_device_stack_new(): the host's mount and swap tables are read again
+ * only after they changed (poll on /proc/1/mountinfo and /proc/swaps).  Not for use by
+ * two threads at once.
+ */
+int uae_stack_cache_new(struct uae_stack_cache **ret);
+struct uae_stack_cache *uae_stack_cache_ref(struct uae_stack_cache *c);
+struct uae_stack_cache *uae_stack_cache_unref(struct uae_stack_cache *c);
+
+/*
+ * The stack above @device: a block device's name ("sdc"), its node ("/dev/sdc") or a SCSI
+ * device's H:C:T:L (its disk).  @cache may be NULL.  -ENODEV: no such block device.
+ */
+int uae_device_stack_new(struct uae_stack_cache *cache, const char *device, unsigned int flags,
+			 struct uae_stack **ret);
+struct uae_stack *uae_stack_ref(struct uae_stack *s);
+struct uae_stack *uae_stack_unref(struct uae_stack *s);
+/*
+ * One line for a message: "/srv/data (ext4 on vg0/data on mpatha)", "swap on sdc2",
+ * "ext4 on vg0/data on mpatha, not in use", "nothing"; "ext4 on sdc1, mounted only in
+ * another mount namespace" where the host's mount table lacks a live filesystem on it.
+ */
+const char *uae_stack_get_summary(struct uae_stack *s);
+/* 1 when nothing sits above the device (no partition, holder, mount, swap, loop). */
+int uae_stack_is_empty(struct uae_stack *s);
+/* The first entry (the device itself); the others follow, each after the one below it. */
+struct uae_stack_entry *uae_stack_get_first(struct uae_stack *s);
+struct uae_stack_entry *uae_stack_entry_get_next(struct uae_stack_entry *e);
+/* The entry this one sits on; NULL for the first. */
+struct uae_stack_entry *uae_stack_entry_get_below(struct uae_stack_entry *e);
+enum uae_stack_type uae_stack_entry_get_type(struct uae_stack_entry *e);
+/* "disk", "partition", "mpath", "lvm", "crypt", "md", "dm", "loop", "mount", "swap". */
+const char *uae_stack_entry_get_type_name(struct uae_stack_entry *e);
+/* "mpatha", "vg0/data", "/srv/data": what an administrator knows it by. */
+const char *uae_stack_entry_get_name(struct uae_stack_entry *e);
+/* The block device's kernel name ("dm-3"); NULL for mounts and swap files. */
+const char *uae_stack_entry_get_devname(struct uae_stack_entry *e);
+/* A map's WWID, a filesystem's, LUKS or md UUID; NULL when there is none. */
+const char *uae_stack_entry_get_uuid(struct uae_stack_entry *e);
+/* The filesystem on a device (udev's ID_FS_TYPE: "ext4", "LVM2_member", "swap") or mounted. */
+const char *uae_stack_entry_get_fstype(struct uae_stack_entry *e);
+/* An open-ended property (see enum uae_stack_type), or NULL. */
+const char *uae_stack_entry_get_property(struct uae_stack_entry *e, const char *key);
+
 /* A message for a negative errno returned by this library. */
 const char *uae_strerror(int err);
 

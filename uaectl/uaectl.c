@@ -2,7 +2,7 @@
 /*
  * uaectl: SCSI unit attentions and sense data from the command line.
  *
- *   uaectl monitor|history|status|config|inject|decode ...
+ *   uaectl monitor|history|status|config|inject|decode|stack ...
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +36,8 @@ static void usage(FILE *f)
 		"                              a synthetic event for testing (root)\n"
 		"  decode [--json] [--host-byte B] [--status S] HEX...\n"
 		"                              decode sense data given in hex, and classify it\n"
+		"  stack [--json] DEVICE|H:C:T:L\n"
+		"                              what sits above a device: maps, volumes, mounts\n"
 		"\n"
 		"Exit status: 0 ok, 1 failure, 2 bad arguments or input, 3 module not loaded,\n"
 		"4 permission denied.\n");
@@ -77,6 +79,8 @@ int main(int argc, char **argv)
 		return cmd_inject(argc - 1, argv + 1);
 	if (strcmp(argv[1], "config") == 0)
 		return cmd_config(argc - 1, argv + 1);
+	if (strcmp(argv[1], "stack") == 0)
+		return cmd_stack(argc - 1, argv + 1);
 	if (strcmp(argv[1], "clear-history") == 0)
 		return cmd_clear_history(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {

@@ -42,5 +42,11 @@ int cmd_status(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_clear_history(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
+
+struct uae_stack;
+/* A stack as JSON: {summary, empty, entries: [{type, name, devname, uuid, fstype, below,
+ * properties}]}, "below" an index into entries. */
+struct json_object *uaectl_stack_json(struct uae_stack *s);
 
 #endif /* UAECTL_H */
