@@ -76,7 +76,7 @@ USER_KERNELS ?= 6.12
 # would be the whole run's longest stage.
 GUEST_KERNELS ?= 6.12
 GUEST_SETS ?= a b
-GUEST_SCRIPTS_a ?= journal.sh running.sh rescan.sh removal.sh multipath.sh sandbox.sh stale.sh \
+GUEST_SCRIPTS_a ?= journal.sh running.sh rescan.sh removal.sh multipath.sh stack.sh sandbox.sh stale.sh \
 	state.sh reconcile.sh
 # upgrade.sh installs the same tree built as a newer version over them; purge.sh removes
 # the package, so it comes last.

@@ -277,6 +277,9 @@ static int build_env(struct job *j, const struct uaed_event *e, const char *mail
 	r |= add_env(j, &n, "UAEVENTS_VENDOR", e->vendor);
 	r |= add_env(j, &n, "UAEVENTS_MODEL", e->model);
 	r |= add_env(j, &n, "UAEVENTS_REV", e->rev);
+	/* The summary only: the entry's UAEVENTS_STACK_* fields, or uaectl stack, say all. */
+	if (e->stack[0])
+		r |= add_env(j, &n, "UAEVENTS_STACK", e->stack);
 	/* The configuration's, for hooks that send mail (space-wall-alert). */
 	if (mail_to[0])
 		r |= add_env(j, &n, "UAEVENTS_MAILTO", mail_to);

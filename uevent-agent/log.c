@@ -119,6 +119,36 @@ static void skip_args(const char *format, va_list *ap)
 	}
 }
 
+const char UAED_FIELDS[] = "";
+
+int uaed_fields_add(struct uaed_fields *f, const char *name, const char *value)
+{
+	char *field;
+
+	if (!value || !value[0])
+		return 0;
+	if (asprintf(&field, "%s=%s", name, value) < 0)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < f->n; i++)
+		if (!strcmp(f->field[i], field)) {
+			free(field);
+			return 0;
+		}
+	if (f->n == UAED_FIELDS_MAX) {
+		free(field);
+		return -E2BIG;
+	}
+	f->field[f->n++] = field;
+	return 0;
+}
+
+void uaed_fields_free(struct uaed_fields *f)
+{
+	for (unsigned int i = 0; i < f->n; i++)
+		free(f->field[i]);
+	f->n = 0;
+}
+
 int uaed_journal_send(const char *format, ...)
 {
 	struct iovec iov[LOG_FIELDS_MAX];
@@ -131,6 +161,21 @@ int uaed_journal_send(const char *format, ...)
 		char *field;
 		va_list aq;
 
+		if (format == UAED_FIELDS) {
+			const struct uaed_fields *f = va_arg(ap, const struct uaed_fields *);
+
+			for (unsigned int i = 0; r == 0 && i < f->n; i++) {
+				if (n == LOG_FIELDS_MAX)
+					r = -E2BIG;
+				else if (!(iov[n].iov_base = strdup(f->field[i])))
+					r = -ENOMEM;
+				else
+					iov[n++].iov_len = strlen(f->field[i]);
+			}
+			if (r < 0)
+				break;
+			continue;
+		}
 		if (n == LOG_FIELDS_MAX) {
 			r = -E2BIG;
 			break;

@@ -27,9 +27,21 @@
 					  "UAEVENTS_ACTION=%s", (action), __VA_ARGS__, NULL), \
 			(action))
 int uaed_log_result(int r, const char *action);
+
+/* Fields of an entry built at run time: "NAME=value" each, a NAME possibly repeated. */
+#define UAED_FIELDS_MAX 32
+struct uaed_fields {
+	char *field[UAED_FIELDS_MAX];
+	unsigned int n;
+};
+extern const char UAED_FIELDS[];
+/* Adds NAME=@value (unless empty, or the same field is there); -E2BIG when full. */
+int uaed_fields_add(struct uaed_fields *f, const char *name, const char *value);
+void uaed_fields_free(struct uaed_fields *f);
 /*
  * sd_journal_send(), through the daemon when called in a job's child (uaed_log_forward()).
- * Every entry of uaeventd's goes through here.
+ * Every entry of uaeventd's goes through here.  In place of a format, UAED_FIELDS followed
+ * by a struct uaed_fields * adds fields made beforehand (a field given several times).
  */
 int uaed_journal_send(const char *format, ...) __attribute__((format(printf, 1, 0), sentinel));
 /*

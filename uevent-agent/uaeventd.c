@@ -35,6 +35,7 @@
 #include "owed.h"
 #include "metrics.h"
 #include "rescan.h"
+#include "stack-fields.h"
 #include "state.h"
 #include "sysfs.h"
 #include "trust.h"
@@ -64,8 +65,11 @@ static int priority_of(const struct uae_message_id *mid, struct uae_event *ev)
 	return strcmp(uae_event_get_severity(ev), "fatal") == 0 ? LOG_ERR : LOG_WARNING;
 }
 
-/* "sdb [2:0:0:1]: unit attention CAPACITY DATA HAS CHANGED (ASC/ASCQ 2Ah/09h)" */
-static void format_message(struct uae_event *ev, char *buf, size_t size)
+/*
+ * "sdb [2:0:0:1]: unit attention CAPACITY DATA HAS CHANGED (ASC/ASCQ 2Ah/09h) behind
+ * /srv/data (ext4 on vg0/data on mpatha)": what the LU holds up, where it is known.
+ */
+static void format_message(struct uae_event *ev, struct uae_stack *stack, char *buf, size_t size)
 {
 	const char *devname = uae_event_get_devname(ev);
 	const char *desc = uae_event_get_description(ev);
@@ -93,6 +97,9 @@ static void format_message(struct uae_event *ev, char *buf, size_t size)
 	if (uae_event_has_sense(ev) && n > 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - n, " (ASC/ASCQ %02Xh/%02Xh)",
 			      uae_event_get_asc(ev), uae_event_get_ascq(ev));
+	if (stack && n > 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - n, uae_stack_is_empty(stack) ? "; nothing above it" :
+			      " behind %s", uae_stack_get_summary(stack));
 	if (uae_event_get_repeat(ev) > 1 && n > 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - n, ", %u times", uae_event_get_repeat(ev));
 	if ((uae_event_get_flags(ev) & UAE_EVENT_FLAG_SUMMARY) && n > 0 && (size_t)n < size)
@@ -102,20 +109,24 @@ static void format_message(struct uae_event *ev, char *buf, size_t size)
 		snprintf(buf + n, size - n, " [injected test event]");
 }
 
-static int log_event(struct uae_event *ev, struct uaed_floods *floods)
+/* @stack: what sits above its LU, or NULL with why it is not known (@stack_err). */
+static int log_event(struct uae_event *ev, struct uaed_floods *floods, struct uae_stack *stack,
+		     int stack_err)
 {
 	const struct uae_message_id *mid = message_id_for(ev);
 	const char *devname = uae_event_get_devname(ev), *wwid = uae_event_get_wwid(ev);
 	int priority = priority_of(mid, ev);
-	char message[512];
+	struct uaed_fields fields = { 0 };
+	char message[1024];
 	int r;
 
 	/* A space condition's repeat on a LU in its target's window: summarized (floods.h). */
 	if (!uaed_floods_note(floods, uae_event_get_name(ev), uae_event_get_hctl(ev), wwid,
 			      priority))
 		priority = LOG_NOTICE;
-	format_message(ev, message, sizeof(message));
-	r = sd_journal_send(
+	format_message(ev, stack, message, sizeof(message));
+	uaed_stack_fields(&fields, stack, stack_err);
+	r = uaed_journal_send(
 		"MESSAGE=%s", message,
 		"MESSAGE_ID=%s", mid->id,
 		"PRIORITY=%d", priority,
@@ -140,7 +151,9 @@ static int log_event(struct uae_event *ev, struct uaed_floods *floods)
 				      "sdev_ua" : "uaevents",
 		"UAEVENTS_INJECTED=%d", !!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED),
 		"UAEVENTS_SUMMARY=%d", !!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_SUMMARY),
+		UAED_FIELDS, &fields,
 		NULL);
+	uaed_fields_free(&fields);
 	return r < 0 ? r : 0;
 }
 
@@ -188,6 +201,7 @@ struct daemon {
 	struct uaed_hooks *hooks;
 	struct uaed_rescan *rescan;
 	struct uaed_floods *floods;
+	struct uae_stack_cache *stacks;	/* the mount and swap tables, read on change */
 	struct uaed_metrics *metrics;	/* NULL: off (no textfile directory) */
 	struct uaed_state state;
 	bool state_dirty;	/* to be written within a second (the module's events) */
@@ -294,11 +308,31 @@ static bool to_act_on(struct daemon *d, struct uae_event *ev)
 	return true;
 }
 
+/*
+ * What sits above the event's LU on this host, now: its block device's stack (by name, or
+ * by its address when the event names none).  0, or why it is not known.
+ */
+static int stack_of(struct daemon *d, struct uae_event *ev, struct uae_stack **ret)
+{
+	const char *devname = uae_event_get_devname(ev);
+
+	*ret = NULL;
+	return uae_device_stack_new(d->stacks, devname && devname[0] ? devname :
+				    uae_event_get_hctl(ev), 0, ret);
+}
+
+static void set_stack(struct uaed_event *e, struct uae_stack *stack)
+{
+	if (stack)
+		snprintf(e->stack, sizeof(e->stack), "%s", uae_stack_get_summary(stack));
+}
+
 static void handle_event(struct daemon *d, struct uae_event *ev)
 {
+	struct uae_stack *stack = NULL;
 	struct uaed_event e;
+	int r, stack_err;
 	bool act;
-	int r;
 
 	if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {
 		struct uae_kernel_stats ks = { .size = sizeof(ks) };
@@ -325,12 +359,17 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 		d->state_dirty = true;
 		if (act) {
 			from_module_event(ev, &e);
+			stack_of(d, ev, &stack);
+			set_stack(&e, stack);
+			uae_stack_unref(stack);
 			e.logged_earlier = true;
 			act_on(d, &e);
 		}
 		return;
 	}
-	r = uae_event_get_kind(ev) == UAE_EVENT_GAP ? log_gap(ev) : log_event(ev, d->floods);
+	stack_err = uae_event_get_kind(ev) == UAE_EVENT_GAP ? 0 : stack_of(d, ev, &stack);
+	r = uae_event_get_kind(ev) == UAE_EVENT_GAP ? log_gap(ev) :
+	    log_event(ev, d->floods, stack, stack_err);
 	if (r < 0 && !d->journal_failed) {
 		/* Not through the journal, which just failed: the unit's stderr, the console. */
 		fprintf(stderr, "uaeventd: cannot write event %" PRIu64 " of %016" PRIx64 " to the "
@@ -344,6 +383,8 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 		return;
 	}
 	from_module_event(ev, &e);
+	set_stack(&e, stack);
+	uae_stack_unref(stack);
 	/* Counted whether or not it is acted on: the journal has every one too. */
 	uaed_metrics_event(d->metrics, &e, uae_event_get_repeat(ev) ?: 1);
 	/* Stock uevents have no sequence numbers: nothing to remember. */
@@ -792,6 +833,10 @@ static int set_up(struct daemon *d)
 	r = uaed_floods_new(&d->floods, d->loop);
 	if (r < 0)
 		return uaed_log_fatal_errno(r, "uaeventd: cannot set up summaries: %m");
+	/* Without it each event's stack reads the mount table itself: slower, as right. */
+	r = uae_stack_cache_new(&d->stacks);
+	if (r < 0)
+		uaed_log_errno(LOG_ERR, r, "uaeventd: cannot set up the device stack cache: %m");
 	/* Metrics are for a fleet's dashboards: without them the events still flow. */
 	r = uaed_metrics_new(&d->metrics, d->loop, d->cfg.metrics_dir);
 	if (r < 0)
@@ -873,6 +918,7 @@ out:
 	sd_event_source_disable_unref(d.save_timer);
 	sd_event_source_disable_unref(d.monitor_source);
 	uaed_floods_free(d.floods);
+	uae_stack_cache_unref(d.stacks);
 	uaed_rescan_free(d.rescan);
 	uaed_metrics_free(d.metrics);
 	uaed_hooks_free(d.hooks);

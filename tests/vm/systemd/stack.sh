@@ -1,0 +1,154 @@
+#!/bin/sh
+# tap-plan: 16
+# Sourced by run.sh.  Every alert says what it touches (issue 30): four LUs seen through two
+# paths each, used as a host uses them, each get a thin-provisioning alert, and each entry
+# names exactly what sits above its LU on this host, read without touching the device.
+#   LU0  a multipath map (Debian's multipathd), a device-mapper volume on it, ext4 mounted
+#        on /srv/data, a bind mount laid out like a kubelet CSI volume, a loop device and a
+#        swap file on that filesystem
+#   LU1  a device-mapper volume used as swap
+#   LU2  a device-mapper volume with ext4 mounted only in another mount namespace
+#   LU3  nothing
+# scsi_debug's LUs share one store: each use lives at an offset of its own, none at 0, so
+# that no LU shows another's signature.
+
+check "no scsi_debug of an earlier test is left" wait_for 30 sdebug_gone
+modprobe scsi_debug dev_size_mb=160 max_luns=4 num_tgts=1 add_host=2 vpd_use_hostno=0
+eight_paths() {
+	ls -d /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/* >"$SAW" 2>&1
+	[ "$(wc -l <"$SAW")" -eq 8 ]
+}
+check "scsi_debug shows 4 LUs through two paths each" wait_for 60 eight_paths
+udevadm settle --timeout=120
+set -- $(for h in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*; do basename "$h"; done |
+	sed 's/^host//' | sort -n)
+H1=$1 H2=$2
+disk_of() { basename "$(ls -d /sys/class/scsi_device/"$1"/device/block/*)"; }
+A0=$(disk_of "$H1:0:0:0") B0=$(disk_of "$H2:0:0:0")
+A1=$(disk_of "$H1:0:0:1") A2=$(disk_of "$H1:0:0:2") A3=$(disk_of "$H1:0:0:3")
+tap_diag "LU0 $A0 $B0, LU1 $A1, LU2 $A2, LU3 $A3"
+
+# LU0: the map, a volume at 1 MiB, ext4, the kubelet-like bind, a loop, a swap file.
+multipath -a "/dev/$A0" >/dev/null
+multipath -r >/dev/null 2>&1
+map_made() { [ -n "$(ls "/sys/block/$A0/holders/")" ]; }
+check "multipath made a map of LU0" wait_for 30 map_made
+DM=$(ls "/sys/block/$A0/holders/")
+MAP=$(cat "/sys/block/$DM/dm/name")
+MAP_WWID=$(cat "/sys/block/$DM/dm/uuid"); MAP_WWID=${MAP_WWID#mpath-}
+# By device number: /dev/mapper's names come with udev, later.
+dmsetup create uaetest-data --table "0 131072 linear $(cat "/sys/block/$DM/dev") 2048"
+mkfs.ext4 -q -F /dev/mapper/uaetest-data
+mkdir -p /srv/data && mount /dev/mapper/uaetest-data /srv/data
+POD=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 PV=pvc-5b6c7d8e-9fa0-4b1c-8d2e-3f4a5b6c7d8e
+KUBE=/var/lib/kubelet/pods/$POD/volumes/kubernetes.io~csi/$PV/mount
+mkdir -p /srv/data/vol "$KUBE" && mount --bind /srv/data/vol "$KUBE"
+truncate -s 8M /srv/data/loop.img && LOOP=$(losetup -f --show /srv/data/loop.img)
+dd if=/dev/zero of=/srv/data/swapfile bs=1M count=16 status=none && chmod 600 /srv/data/swapfile
+mkswap -q /srv/data/swapfile && swapon /srv/data/swapfile
+# LU1: swap on a volume at 100 MiB.
+dmsetup create uaetest-swap --table "0 32768 linear $(cat "/sys/block/$A1/dev") 204800"
+mkswap -q /dev/mapper/uaetest-swap && swapon /dev/mapper/uaetest-swap
+# LU2: ext4 on a volume at 120 MiB, mounted in a mount namespace of its own only.
+dmsetup create uaetest-ns --table "0 61440 linear $(cat "/sys/block/$A2/dev") 245760"
+mkfs.ext4 -q -F /dev/mapper/uaetest-ns
+mkdir -p /mnt/uaetest-ns
+unshare -m --propagation private sh -c 'mount /dev/mapper/uaetest-ns /mnt/uaetest-ns &&
+	exec sleep 900' &
+NS_PID=$!
+NS_DM=$(basename "$(readlink -f /dev/mapper/uaetest-ns)")
+check "LU2's filesystem is mounted in another mount namespace only" \
+	wait_for 20 sh -c "test -d /sys/fs/ext4/$NS_DM && ! grep -q ' /mnt/uaetest-ns ' /proc/1/mountinfo"
+udevadm settle --timeout=120
+tap_diag "map $MAP ($DM), loop $LOOP, swaps: $(tail -n +2 /proc/swaps | awk '{ print $1 }' | tr '\n' ' ')"
+
+# Reading the stacks must open no device for writing: udev would see a change event (its
+# inotify watch).  The module's own uevents are off meanwhile: udev's 60-block.rules passes
+# each change of a scsi_device on to its disk.
+UEVENTS=$(uaectl status --json | jq -r .uevents)
+uaectl config --uevents none
+udevadm monitor --udev -s block >/tmp/stack-udev.log 2>&1 &
+MON=$!
+sleep 1
+cursor=$(journal_cursor)
+soft=700006000000000a00000000380700000000
+for hctl in "$H1:0:0:0" "$H2:0:0:0" "$H1:0:0:1" "$H1:0:0:2" "$H1:0:0:3"; do
+	uaectl inject --hctl "$hctl" --sense $soft >/dev/null
+done
+# entry HCTL: uaeventd's alert for HCTL since the cursor, its fields as sorted arrays.
+entry() {
+	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
+		UAEVENTS_EVENT=THIN_PROVISIONING_SOFT_THRESHOLD_REACHED "UAEVENTS_HCTL=$1" |
+		jq -s -c 'last | with_entries(select(.key | test("^UAEVENTS_(STACK|MAP|LV|CRYPT|MD|LOOP|MOUNT|FS_UUID|SWAP|K8S)|^MESSAGE$")))
+			| map_values(if type == "array" then sort else [.] end)' >"$SAW.entry"
+	test -s "$SAW.entry" && [ "$(cat "$SAW.entry")" != null ]
+}
+# has HCTL JQ: the entry satisfies JQ (with $ARGS); otherwise it is what the check saw.
+has() {
+	wait_for 30 entry "$1" || { echo "no entry for $1" >"$SAW"; return 1; }
+	# shellcheck disable=SC2086
+	jq -e $ARGS "$2" "$SAW.entry" >/dev/null && return 0
+	cp "$SAW.entry" "$SAW"
+	return 1
+}
+ARGS="--arg map $MAP --arg wwid $MAP_WWID --arg kube $KUBE --arg loop ${LOOP#/dev/} --arg pv $PV
+	--arg pod $POD --arg a0 $A0"
+LU0='.UAEVENTS_MAP == [$map] and .UAEVENTS_MAP_WWID == [$wwid] and
+	.UAEVENTS_MOUNT == ([$kube, "/srv/data"] | sort) and
+	.UAEVENTS_SWAP == ["/srv/data/swapfile"] and .UAEVENTS_LOOP == [$loop] and
+	.UAEVENTS_K8S_VOLUME == [$pv] and .UAEVENTS_K8S_POD_UID == [$pod] and
+	(.UAEVENTS_STACK[0] | startswith("/srv/data (ext4 on uaetest-data on \($map))")) and
+	(.MESSAGE[0] | contains("behind /srv/data (ext4 on uaetest-data on \($map))"))'
+check "LU0, path 1: the map, both mounts, the kubelet volume and pod, the loop and the swap file" \
+	has "$H1:0:0:0" "$LU0"
+tap_diag "LU0's alert: $(jq -r '.MESSAGE[0]' "$SAW.entry" 2>/dev/null)"
+check "LU0, path 2: the same" has "$H2:0:0:0" "$LU0"
+check "LU1: swap on its volume, nothing else" has "$H1:0:0:1" \
+	'.UAEVENTS_STACK == ["swap on uaetest-swap"] and .UAEVENTS_SWAP == ["uaetest-swap"] and
+	 ([keys[] | select(test("MAP|MOUNT|LOOP|LV|K8S|OTHER_NS"))] | length) == 0'
+check "LU2: a filesystem mounted only in another mount namespace, and no mount of the host's" \
+	has "$H1:0:0:2" \
+	'.UAEVENTS_STACK_OTHER_NS == ["1"] and .UAEVENTS_MOUNT == null and
+	 .UAEVENTS_STACK == ["ext4 on uaetest-ns, mounted only in another mount namespace"]'
+check "LU3: nothing above it, said in the message, and no other stack field" has "$H1:0:0:3" \
+	'.UAEVENTS_STACK == ["nothing"] and (.MESSAGE[0] | contains("; nothing above it")) and
+	 ([keys[] | select(test("MAP|MOUNT|LOOP|LV|K8S|OTHER_NS|SWAP|CHAIN"))] | length) == 0'
+check "LU0's chains: the swap file's, down to the disk" has "$H1:0:0:0" \
+	'.UAEVENTS_STACK_CHAIN | any(startswith("/srv/data/swapfile (swap) on /srv/data (mount ext4) on uaetest-data (dm ext4) on \($map) (mpath) on \($a0) (disk"))'
+kill "$MON" 2>/dev/null; wait "$MON" 2>/dev/null
+no_change() {
+	grep -E '^UDEV.* change ' /tmp/stack-udev.log >"$SAW"
+	! test -s "$SAW"
+}
+check "udev saw no change event while the stacks were read (no device opened for writing)" \
+	no_change
+uaectl config --uevents "$(echo none ua all | cut -d ' ' -f $((UEVENTS + 1)))"
+
+# Freshness: the stack is read when the event comes (the tables again after a change).
+umount "$KUBE"
+swapoff /dev/mapper/uaetest-swap
+cursor=$(journal_cursor)
+uaectl inject --hctl "$H1:0:0:0" --sense $soft >/dev/null
+uaectl inject --hctl "$H1:0:0:1" --sense $soft >/dev/null
+check "after the kubelet volume went: LU0's next alert names /srv/data only" has "$H1:0:0:0" \
+	'.UAEVENTS_MOUNT == ["/srv/data"] and .UAEVENTS_K8S_VOLUME == null'
+check "after swapoff: LU1's next alert says its swap volume is not in use" has "$H1:0:0:1" \
+	'.UAEVENTS_STACK == ["swap on uaetest-swap, not in use"] and .UAEVENTS_SWAP == null'
+uaectl stack --json "$A0" >"$SAW.json" 2>&1
+check "uaectl stack --json: the disk, its map, the volume, two mounts, the loop and the swap file" \
+	sh -c "jq -e --arg map '$MAP' '[.entries[] | .type] | sort ==
+		([\"disk\", \"mpath\", \"dm\", \"mount\", \"loop\", \"swap\"] | sort) and
+		(.entries | any(.type == \"mpath\" and .name == \$map and .below == 0))' \
+		'$SAW.json' >/dev/null || cp '$SAW.json' '$SAW'"
+check "uaeventd wrote no error to its journal" no_daemon_error "$cursor"
+
+# Everything back as it was, in reverse.
+kill "$NS_PID" 2>/dev/null; wait "$NS_PID" 2>/dev/null
+swapoff /srv/data/swapfile
+losetup -d "$LOOP"
+umount /srv/data
+for v in uaetest-data uaetest-swap uaetest-ns; do dmsetup remove "$v"; done
+multipath -f "$MAP" >/dev/null 2>&1
+multipath -w "/dev/$A0" >/dev/null 2>&1
+udevadm settle --timeout=120
+check "scsi_debug can be unloaded after the test" wait_for 60 sdebug_gone
