@@ -182,6 +182,10 @@ static struct uae_stack_entry *add(struct uae_stack *s, enum uae_stack_type type
 	e->below = below;
 	e->type = type;
 	e->name = strdup(name);
+	if (!e->name) {
+		s->n--;
+		return NULL;
+	}
 	return e;
 }
 
@@ -194,8 +198,9 @@ static void set(char **field, const char *value)
 static void add_prop(struct uae_stack_entry *e, const char *key, const char *value)
 {
 	if (value && value[0] && e->n_props < MAX_PROPS) {
-		e->props[e->n_props].key = key;
-		e->props[e->n_props++].value = strdup(value);
+		e->props[e->n_props].value = strdup(value);
+		if (e->props[e->n_props].value)
+			e->props[e->n_props++].key = key;
 	}
 }
 
@@ -214,9 +219,9 @@ static int by_name(const void *a, const void *b)
 
 /*
  * The names in directory @path that start with @prefix, sorted (a stack reads the same
- * each time); their count.  At most MAX_ENTRIES: a stack holds no more.
+ * each time); their count, at most @max.
  */
-static int list_dir(const char *path, const char *prefix, bool partitions, char ***ret)
+static int list_dir(const char *path, const char *prefix, bool partitions, int max, char ***ret)
 {
 	char **names = NULL, attr[PATH_MAX];
 	struct dirent *de;
@@ -226,7 +231,7 @@ static int list_dir(const char *path, const char *prefix, bool partitions, char 
 	*ret = NULL;
 	if (!d)
 		return 0;
-	while ((de = readdir(d)) && n < MAX_ENTRIES) {
+	while ((de = readdir(d)) && n < max) {
 		char **grown;
 
 		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, strlen(prefix)))
@@ -245,7 +250,8 @@ static int list_dir(const char *path, const char *prefix, bool partitions, char 
 			n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), by_name);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
 	*ret = names;
 	return n;
 }
@@ -286,7 +292,9 @@ static struct uae_stack_entry *add_device(struct uae_stack *s, const struct sour
 	if (!d || !major(udev_device_get_devnum(d)) ||
 	    find_devno(s, udev_device_get_devnum(d)))
 		goto out;
-	if (type == UAE_STACK_DM && udev_device_get_sysattr_value(d, "md/level"))
+	/* udev's record of an md array: reading md/level may wait on the array's lock. */
+	if (type == UAE_STACK_DM && !strncmp(name, "md", 2) &&
+	    udev_device_get_property_value(d, "MD_LEVEL"))
 		type = UAE_STACK_MD;
 	else if (type == UAE_STACK_DM && !strncmp(name, "loop", 4))
 		type = UAE_STACK_LOOP;
@@ -329,7 +337,7 @@ static struct uae_stack_entry *add_device(struct uae_stack *s, const struct sour
 		if (!e)
 			goto out;
 		if (type == UAE_STACK_MD) {
-			add_prop(e, "md_level", udev_device_get_sysattr_value(d, "md/level"));
+			add_prop(e, "md_level", udev_device_get_property_value(d, "MD_LEVEL"));
 			set(&e->uuid, udev_device_get_property_value(d, "MD_UUID"));
 		}
 		if (type == UAE_STACK_LOOP)
@@ -348,21 +356,40 @@ out:
 	return e;
 }
 
-/* Its holders (maps, volumes, arrays over it), each with what is above it in turn. */
-static void add_holders(struct uae_stack *s, const struct sources *src, unsigned int at)
+/* The partitions of whole device @at (a disk's, an md array's, a loop device's). */
+static void add_partitions(struct uae_stack *s, const struct sources *src, unsigned int at)
 {
 	char path[PATH_MAX], **names;
 	int n;
 
-	snprintf(path, sizeof(path), "/sys/class/block/%s/holders", s->e[at].devname);
-	n = list_dir(path, "", false, &names);
-	for (int i = 0; i < n; i++) {
-		struct uae_stack_entry *e = add_device(s, src, UAE_STACK_DM, (int)at, names[i]);
-
-		if (e)
-			add_holders(s, src, e->index);
-	}
+	snprintf(path, sizeof(path), "/sys/class/block/%s", s->e[at].devname);
+	n = list_dir(path, s->e[at].devname, true, MAX_ENTRIES, &names);
+	for (int i = 0; i < n; i++)
+		add_device(s, src, UAE_STACK_PARTITION, (int)at, names[i]);
 	free_names(names, n);
+}
+
+/*
+ * Everything held above the devices from entry @from on: partitions, then holders (maps,
+ * volumes, arrays), breadth first, each new one in turn; a device reached twice is
+ * listed once, so this ends.
+ */
+static void add_devices_above(struct uae_stack *s, const struct sources *src, unsigned int from)
+{
+	char path[PATH_MAX], **names;
+	int n;
+
+	for (unsigned int at = from; at < s->n; at++) {
+		if (!s->e[at].devno)
+			continue;	/* a mount or a swap file */
+		if (s->e[at].type != UAE_STACK_PARTITION)
+			add_partitions(s, src, at);
+		snprintf(path, sizeof(path), "/sys/class/block/%s/holders", s->e[at].devname);
+		n = list_dir(path, "", false, MAX_ENTRIES, &names);
+		for (int i = 0; i < n; i++)
+			add_device(s, src, UAE_STACK_DM, (int)at, names[i]);
+		free_names(names, n);
+	}
 }
 
 static void add_mount_props(struct uae_stack_entry *e, struct libmnt_fs *fs)
@@ -412,18 +439,32 @@ static void add_mounts(struct uae_stack *s, const struct sources *src, unsigned 
 }
 
 /*
- * The mount entry whose target holds @path (the longest): a swap file or a loop device's
- * backing file lives on that filesystem.  Never a lookup of @path itself.
+ * The entry of the host mount that holds @path (the longest target: a file under
+ * /srv/data/x is on x's filesystem when x is a mount of its own), if that mount is one of
+ * the stack's; else -1.  A swap file or a loop device's backing file lives there.  Never
+ * a lookup of @path itself.
  */
-static int mount_holding(struct uae_stack *s, const char *path)
+static int mount_holding(struct uae_stack *s, const struct sources *src, const char *path)
 {
-	int best = -1;
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs, *best = NULL;
+	size_t best_len = 0;
 
-	for (unsigned int i = 0; i < s->n; i++)
-		if (s->e[i].type == UAE_STACK_MOUNT && uae_path_below(path, s->e[i].name) &&
-		    (best < 0 || strlen(s->e[i].name) > strlen(s->e[best].name)))
-			best = (int)i;
-	return best;
+	while (it && src->mounts && mnt_table_next_fs(src->mounts, it, &fs) == 0) {
+		const char *target = mnt_fs_get_target(fs);
+
+		/* On the same target the later mount is the one on top: >=. */
+		if (target && uae_path_below(path, target) && strlen(target) >= best_len) {
+			best = fs;
+			best_len = strlen(target);
+		}
+	}
+	mnt_free_iter(it);
+	for (unsigned int i = 0; best && i < s->n; i++)
+		if (s->e[i].type == UAE_STACK_MOUNT && !strcmp(s->e[i].name, mnt_fs_get_target(best)) &&
+		    s->e[s->e[i].below].devno == mnt_fs_get_devno(best))
+			return (int)i;
+	return -1;
 }
 
 /* The entry that the device node at @path is, looked up in /dev only (no waiting there). */
@@ -440,12 +481,13 @@ static int node_entry(struct uae_stack *s, const char *path)
 	return e ? (int)e->index : -1;
 }
 
-/* Where a path the kernel shows (a swap file, a backing file) sits in the stack, or -1. */
-static int entry_of_path(struct uae_stack *s, const char *path)
+/*
+ * Where a path the kernel shows (a swap area, a backing file) sits in the stack, or -1: a
+ * node in /dev by its device number, a file by the mount that holds it.
+ */
+static int entry_of_path(struct uae_stack *s, const struct sources *src, const char *path)
 {
-	int at = node_entry(s, path);
-
-	return at >= 0 ? at : mount_holding(s, path);
+	return !strncmp(path, "/dev/", 5) ? node_entry(s, path) : mount_holding(s, src, path);
 }
 
 static void add_swaps(struct uae_stack *s, const struct sources *src)
@@ -455,7 +497,7 @@ static void add_swaps(struct uae_stack *s, const struct sources *src)
 
 	while (it && src->swaps && mnt_table_next_fs(src->swaps, it, &fs) == 0) {
 		const char *path = mnt_fs_get_srcpath(fs);
-		int at = path ? entry_of_path(s, path) : -1;
+		int at = path ? entry_of_path(s, src, path) : -1;
 		struct uae_stack_entry *e;
 
 		if (at < 0)
@@ -474,8 +516,8 @@ static bool add_loops(struct uae_stack *s, const struct sources *src)
 {
 	char **names, path[PATH_MAX], backing[PATH_MAX];
 	bool added = false;
-	/* Loop devices are virtual: that folder is small on a host of thousands of LUs. */
-	int n = list_dir("/sys/devices/virtual/block", "loop", false, &names);
+	/* Not /sys/block, which lists every disk: loop devices are virtual (so are dm and md). */
+	int n = list_dir("/sys/devices/virtual/block", "loop", false, 1 << 16, &names);
 
 	for (int i = 0; i < n; i++) {
 		struct uae_stack_entry *e;
@@ -496,12 +538,12 @@ static bool add_loops(struct uae_stack *s, const struct sources *src)
 		end = strstr(backing, " (deleted)");
 		if (end && !end[10])
 			*end = '\0';
-		at = backing[0] ? entry_of_path(s, backing) : -1;
+		at = backing[0] ? entry_of_path(s, src, backing) : -1;
 		if (at < 0)
 			continue;
 		e = add_device(s, src, UAE_STACK_LOOP, at, names[i]);
 		if (e) {
-			add_holders(s, src, e->index);
+			add_devices_above(s, src, e->index);
 			added = true;
 		}
 	}
@@ -543,7 +585,7 @@ static void summarize(struct uae_stack *s)
 {
 	char *buf = s->summary;
 	size_t size = sizeof(s->summary);
-	int primary = -1, mounts = 0, swap = -1, top = -1;
+	int primary = -1, mounts = 0, swap = -1, top = -1, top_any = -1;
 	bool other_ns = false;
 
 	for (unsigned int i = 0; i < s->n; i++) {
@@ -552,8 +594,12 @@ static void summarize(struct uae_stack *s)
 		other_ns |= e->other_ns;
 		if (e->type == UAE_STACK_SWAP && swap < 0)
 			swap = (int)i;
-		if (i && !e->internal && e->type != UAE_STACK_MOUNT && e->type != UAE_STACK_SWAP)
-			top = (int)i;	/* the last device added is the highest one reached */
+		/* The last device added is the highest one reached. */
+		if (i && e->type != UAE_STACK_MOUNT && e->type != UAE_STACK_SWAP) {
+			top_any = (int)i;
+			if (!e->internal)
+				top = (int)i;
+		}
 		if (e->type != UAE_STACK_MOUNT)
 			continue;
 		mounts++;
@@ -575,15 +621,16 @@ static void summarize(struct uae_stack *s)
 		chain(s, s->e[swap].below, buf, size);
 		if (s->e[swap].below >= 0 && s->e[s->e[swap].below].type == UAE_STACK_MOUNT)
 			snprintf(buf + strlen(buf), size - strlen(buf), " (file %s)", s->e[swap].name);
-	} else if (top > 0 || s->e[0].fstype) {
+	} else if (top > 0 || top_any > 0 || s->e[0].fstype) {
 		/* "ext4 on vg0/data on mpatha, not mounted": what is there, and that it is idle. */
-		int at = top > 0 ? top : 0;
+		int at = top > 0 ? top : top_any > 0 ? top_any : 0;
 
 		snprintf(buf, size, "%s%s%s", s->e[at].fstype ?: "", s->e[at].fstype ? " on " : "",
 			 s->e[at].name);
 		chain(s, s->e[at].below, buf, size);
+		/* Not "unused": a btrfs mount, say, is not matched by device number. */
 		snprintf(buf + strlen(buf), size - strlen(buf), other_ns ?
-			 ", mounted only in another mount namespace" : ", not in use");
+			 ", mounted only in another mount namespace" : ", no user seen");
 		other_ns = false;
 	} else if (!other_ns) {
 		snprintf(buf, size, "nothing");
@@ -620,7 +667,7 @@ static int resolve(const char *device, char *name, size_t size)
 		device = strrchr(link, '/') + 1;
 	} else if (sscanf(device, "%u:%u:%u:%llu%c", &h, &c, &t, &l, &end) == 4) {
 		snprintf(path, sizeof(path), "/sys/class/scsi_device/%s/device/block", device);
-		n = list_dir(path, "", false, &names);
+		n = list_dir(path, "", false, 1, &names);
 		if (n > 0)
 			snprintf(name, size, "%s", names[0]);
 		free_names(names, n);
@@ -663,20 +710,7 @@ int uae_device_stack_new(struct uae_stack_cache *cache, const char *device, unsi
 	r = -ENOMEM;
 	if (!src.udev || !add_device(s, &src, UAE_STACK_DISK, -1, name))
 		goto out;
-	/* Partitions, then everything held above the disk and them. */
-	{
-		char path[PATH_MAX], **parts;
-		int n;
-
-		snprintf(path, sizeof(path), "/sys/class/block/%s", name);
-		n = list_dir(path, name, true, &parts);
-		for (int i = 0; i < n; i++)
-			add_device(s, &src, UAE_STACK_PARTITION, 0, parts[i]);
-		free_names(parts, n);
-	}
-	devices = s->n;
-	for (unsigned int i = 0; i < devices; i++)
-		add_holders(s, &src, i);
+	add_devices_above(s, &src, 0);
 	/* Mounts of them; then loop devices over them or over files on those mounts, and so on. */
 	devices = 0;
 	for (int round = 0; round < 8; round++) {

@@ -23,7 +23,7 @@ struct uaed_event {
 	char devname[32];
 	char wwid[128];
 	/* What sits above the LU when the event came (uae_stack_get_summary()); "" unknown. */
-	char stack[256];
+	char stack[512];
 	/* Device-supplied; read from sysfs only when a hook is to run for the event. */
 	char vendor[32], model[32], rev[16];
 	/*

@@ -237,7 +237,7 @@ static int wants(const char *hook, const struct uaed_event *e)
 
 static int add_env(struct job *j, int *n, const char *key, const char *value)
 {
-	char clean[256];
+	char clean[512];
 
 	if (*n == ENV_VARS)
 		return -E2BIG;

@@ -20,7 +20,8 @@
 #include "state.h"
 
 /* Fields of one entry: more than any of uaeventd's has. */
-#define LOG_FIELDS_MAX 64
+/* An event's entry: 23 fields of its own and UAED_FIELDS_MAX of its stack's. */
+#define LOG_FIELDS_MAX 96
 
 /* In a job's child: where its entries go (uaed_log_forward()); -1: to journald. */
 static int forward_fd = -1;
@@ -119,7 +120,8 @@ static void skip_args(const char *format, va_list *ap)
 	}
 }
 
-const char UAED_FIELDS[] = "";
+/* Told apart by its address: contents of its own, so that no constant is merged with it. */
+const char UAED_FIELDS[] = "UAED_FIELDS";
 
 int uaed_fields_add(struct uaed_fields *f, const char *name, const char *value)
 {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libuaevents.h>
@@ -44,7 +45,7 @@ void uaed_stack_fields(struct uaed_fields *f, struct uae_stack *s, int err)
 	if (!s) {
 		/* Gone already, or a tape's or changer's: nothing to walk. */
 		snprintf(why, sizeof(why), "unknown: %s", err == -ENODEV ? "no block device" :
-			 uae_strerror(err));
+			 err == -ESTALE ? "its name is another LU's now" : uae_strerror(err));
 		uaed_fields_add(f, "UAEVENTS_STACK", why);
 		return;
 	}
@@ -95,5 +96,12 @@ void uaed_stack_fields(struct uaed_fields *f, struct uae_stack *s, int err)
 			uaed_fields_add(f, "UAEVENTS_STACK_OTHER_NS", "1");
 		if (uae_stack_entry_get_below(e) && is_top(s, e))
 			add_chain(f, e);
+	}
+	/* The first fields came first: the summary, then the stack from the LU up. */
+	if (f->n == UAED_FIELDS_MAX) {
+		free(f->field[f->n - 1]);
+		f->field[f->n - 1] = strdup("UAEVENTS_STACK_TRUNCATED=1");
+		if (!f->field[f->n - 1])
+			f->n--;
 	}
 }

@@ -12,6 +12,7 @@
  *                             mount namespace
  *   UAEVENTS_STACK_CHAIN      once per top of the stack: "/srv/data (mount ext4) on
  *                             vg0/data (lvm) on ... on sdc (disk)"
+ *   UAEVENTS_STACK_TRUNCATED=1  more than UAED_FIELDS_MAX fields: the last ones left out
  */
 #ifndef UAED_STACK_FIELDS_H
 #define UAED_STACK_FIELDS_H

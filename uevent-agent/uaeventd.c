@@ -314,9 +314,19 @@ static bool to_act_on(struct daemon *d, struct uae_event *ev)
  */
 static int stack_of(struct daemon *d, struct uae_event *ev, struct uae_stack **ret)
 {
-	const char *devname = uae_event_get_devname(ev);
+	const char *devname = uae_event_get_devname(ev), *wwid = uae_event_get_wwid(ev);
+	char path[96], now[128];
 
 	*ret = NULL;
+	/*
+	 * A name is reused as LUs come and go: a replayed event's, or one that waited, may
+	 * now be another LU's.  Its stack is that of the LU it came from, or unknown.
+	 */
+	if (devname && devname[0] && wwid && wwid[0]) {
+		snprintf(path, sizeof(path), "/sys/class/block/%s/device/wwid", devname);
+		if (uaed_sysfs_readat(AT_FDCWD, path, now, sizeof(now)) == 0 && strcmp(now, wwid))
+			return -ESTALE;
+	}
 	return uae_device_stack_new(d->stacks, devname && devname[0] ? devname :
 				    uae_event_get_hctl(ev), 0, ret);
 }

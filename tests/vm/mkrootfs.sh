@@ -21,11 +21,13 @@ apt-cache show "$image" >/dev/null 2>&1 || image=$image-unsigned
 
 # btrfs-progs, dmsetup and fdisk: the ways a host uses a LUN that stale.sh puts in the way;
 # open-iscsi: the initiator of empty-target.sh; prometheus-node-exporter: metrics.sh's;
-# python3-pytest: python.sh's; exim4-daemon-light, Debian's MTA: the mail of sandbox.sh.
+# python3-pytest: python.sh's; exim4-daemon-light, Debian's MTA: the mail of sandbox.sh;
+# lvm2 and cryptsetup-bin: the volumes stack.sh puts on a map.
 pkgs="systemd-sysv,udev,dbus,kmod,procps,iproute2,util-linux,e2fsprogs,less
 multipath-tools,open-iscsi,sg3-utils,jq,lsscsi,initramfs-tools,$image,linux-headers-$kver
 dkms,make,gcc,libc6-dev,python3,python3-pytest,btrfs-progs,dmsetup,fdisk,prometheus-node-exporter
-exim4-daemon-light,libnl-3-200,libnl-genl-3-200,libinih1,libjson-c5,libsgutils2-1.46-2"
+exim4-daemon-light,libnl-3-200,libnl-genl-3-200,libinih1,libjson-c5,libsgutils2-1.46-2
+lvm2,cryptsetup-bin"
 # A new package list is a new root filesystem.
 tarball="$cache/rootfs/debian12-$kver-$(echo "$pkgs" | md5sum | cut -c1-8).tar"
 [ -f "$tarball" ] && { echo "$tarball"; exit 0; }

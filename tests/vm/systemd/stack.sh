@@ -1,12 +1,13 @@
 #!/bin/sh
-# tap-plan: 16
+# tap-plan: 17
 # Sourced by run.sh.  Every alert says what it touches (issue 30): four LUs seen through two
 # paths each, used as a host uses them, each get a thin-provisioning alert, and each entry
 # names exactly what sits above its LU on this host, read without touching the device.
-#   LU0  a multipath map (Debian's multipathd), a device-mapper volume on it, ext4 mounted
-#        on /srv/data, a bind mount laid out like a kubelet CSI volume, a loop device and a
-#        swap file on that filesystem
-#   LU1  a device-mapper volume used as swap
+#   LU0  a multipath map (Debian's multipathd), a device-mapper volume on it (a partition's
+#        stand-in), an LVM volume group on that, ext4 on its volume mounted on /srv/data, a
+#        bind mount laid out like a kubelet CSI volume, a loop device and a swap file on
+#        that filesystem
+#   LU1  a device-mapper volume, LUKS2 on it, swap on that
 #   LU2  a device-mapper volume with ext4 mounted only in another mount namespace
 #   LU3  nothing
 # scsi_debug's LUs share one store: each use lives at an offset of its own, none at 0, so
@@ -28,7 +29,7 @@ A0=$(disk_of "$H1:0:0:0") B0=$(disk_of "$H2:0:0:0")
 A1=$(disk_of "$H1:0:0:1") A2=$(disk_of "$H1:0:0:2") A3=$(disk_of "$H1:0:0:3")
 tap_diag "LU0 $A0 $B0, LU1 $A1, LU2 $A2, LU3 $A3"
 
-# LU0: the map, a volume at 1 MiB, ext4, the kubelet-like bind, a loop, a swap file.
+# LU0: the map, a volume at 1 MiB, LVM, ext4, the kubelet-like bind, a loop, a swap file.
 multipath -a "/dev/$A0" >/dev/null
 multipath -r >/dev/null 2>&1
 map_made() { [ -n "$(ls "/sys/block/$A0/holders/")" ]; }
@@ -38,19 +39,33 @@ MAP=$(cat "/sys/block/$DM/dm/name")
 MAP_WWID=$(cat "/sys/block/$DM/dm/uuid"); MAP_WWID=${MAP_WWID#mpath-}
 # By device number: /dev/mapper's names come with udev, later.
 dmsetup create uaetest-data --table "0 131072 linear $(cat "/sys/block/$DM/dev") 2048"
-mkfs.ext4 -q -F /dev/mapper/uaetest-data
-mkdir -p /srv/data && mount /dev/mapper/uaetest-data /srv/data
+udevadm settle --timeout=120
+# LVM sees the volume only (not the map's paths, nor the other LUs' share of the store).
+mkdir -p /run/uaetest
+echo 'devices { global_filter = [ "a|^/dev/mapper/uaetest-data$|", "r|.*|" ] use_devicesfile = 0 }' \
+	>/run/uaetest/lvm.conf
+export LVM_SYSTEM_DIR=/run/uaetest
+pvcreate -q /dev/mapper/uaetest-data && vgcreate -q uaetest-vg0 /dev/mapper/uaetest-data &&
+	lvcreate -q -y -L 48M -n data uaetest-vg0 >/dev/null
+udevadm settle --timeout=120
+mkfs.ext4 -q -F /dev/uaetest-vg0/data
+mkdir -p /srv/data && mount /dev/uaetest-vg0/data /srv/data
 POD=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 PV=pvc-5b6c7d8e-9fa0-4b1c-8d2e-3f4a5b6c7d8e
 KUBE=/var/lib/kubelet/pods/$POD/volumes/kubernetes.io~csi/$PV/mount
 mkdir -p /srv/data/vol "$KUBE" && mount --bind /srv/data/vol "$KUBE"
 truncate -s 8M /srv/data/loop.img && LOOP=$(losetup -f --show /srv/data/loop.img)
 dd if=/dev/zero of=/srv/data/swapfile bs=1M count=16 status=none && chmod 600 /srv/data/swapfile
 mkswap -q /srv/data/swapfile && swapon /srv/data/swapfile
-# LU1: swap on a volume at 100 MiB.
-dmsetup create uaetest-swap --table "0 32768 linear $(cat "/sys/block/$A1/dev") 204800"
-mkswap -q /dev/mapper/uaetest-swap && swapon /dev/mapper/uaetest-swap
-# LU2: ext4 on a volume at 120 MiB, mounted in a mount namespace of its own only.
-dmsetup create uaetest-ns --table "0 61440 linear $(cat "/sys/block/$A2/dev") 245760"
+# LU1: LUKS2 on a volume at 70 MiB (its header takes 16 MiB), swap on that.
+dmsetup create uaetest-swap --table "0 81920 linear $(cat "/sys/block/$A1/dev") 143360"
+head -c 32 /dev/urandom >/run/uaetest/key
+cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+	--key-file /run/uaetest/key /dev/mapper/uaetest-swap &&
+	cryptsetup open --key-file /run/uaetest/key /dev/mapper/uaetest-swap uaetest-crypt
+udevadm settle --timeout=120
+mkswap -q /dev/mapper/uaetest-crypt && swapon /dev/mapper/uaetest-crypt
+# LU2: ext4 on a volume at 115 MiB, mounted in a mount namespace of its own only.
+dmsetup create uaetest-ns --table "0 61440 linear $(cat "/sys/block/$A2/dev") 235520"
 mkfs.ext4 -q -F /dev/mapper/uaetest-ns
 mkdir -p /mnt/uaetest-ns
 unshare -m --propagation private sh -c 'mount /dev/mapper/uaetest-ns /mnt/uaetest-ns &&
@@ -69,7 +84,8 @@ UEVENTS=$(uaectl status --json | jq -r .uevents)
 uaectl config --uevents none
 udevadm monitor --udev -s block >/tmp/stack-udev.log 2>&1 &
 MON=$!
-sleep 1
+monitoring() { grep -q '^UDEV - ' /tmp/stack-udev.log; }
+check "udevadm monitor listens" wait_for 10 monitoring
 cursor=$(journal_cursor)
 soft=700006000000000a00000000380700000000
 for hctl in "$H1:0:0:0" "$H2:0:0:0" "$H1:0:0:1" "$H1:0:0:2" "$H1:0:0:3"; do
@@ -97,14 +113,16 @@ LU0='.UAEVENTS_MAP == [$map] and .UAEVENTS_MAP_WWID == [$wwid] and
 	.UAEVENTS_MOUNT == ([$kube, "/srv/data"] | sort) and
 	.UAEVENTS_SWAP == ["/srv/data/swapfile"] and .UAEVENTS_LOOP == [$loop] and
 	.UAEVENTS_K8S_VOLUME == [$pv] and .UAEVENTS_K8S_POD_UID == [$pod] and
-	(.UAEVENTS_STACK[0] | startswith("/srv/data (ext4 on uaetest-data on \($map))")) and
-	(.MESSAGE[0] | contains("behind /srv/data (ext4 on uaetest-data on \($map))"))'
-check "LU0, path 1: the map, both mounts, the kubelet volume and pod, the loop and the swap file" \
+	.UAEVENTS_LV == ["uaetest-vg0/data"] and
+	(.UAEVENTS_STACK[0] | startswith("/srv/data (ext4 on uaetest-vg0/data on uaetest-data on \($map))")) and
+	(.MESSAGE[0] | contains("behind /srv/data (ext4 on uaetest-vg0/data on uaetest-data on \($map))"))'
+check "LU0, path 1: the map, the LV, both mounts, the kubelet volume and pod, the loop, the swap file" \
 	has "$H1:0:0:0" "$LU0"
 tap_diag "LU0's alert: $(jq -r '.MESSAGE[0]' "$SAW.entry" 2>/dev/null)"
 check "LU0, path 2: the same" has "$H2:0:0:0" "$LU0"
-check "LU1: swap on its volume, nothing else" has "$H1:0:0:1" \
-	'.UAEVENTS_STACK == ["swap on uaetest-swap"] and .UAEVENTS_SWAP == ["uaetest-swap"] and
+check "LU1: swap on dm-crypt on its volume, nothing else" has "$H1:0:0:1" \
+	'.UAEVENTS_STACK == ["swap on uaetest-crypt on uaetest-swap"] and
+	 .UAEVENTS_SWAP == ["uaetest-crypt"] and .UAEVENTS_CRYPT == ["uaetest-crypt"] and
 	 ([keys[] | select(test("MAP|MOUNT|LOOP|LV|K8S|OTHER_NS"))] | length) == 0'
 check "LU2: a filesystem mounted only in another mount namespace, and no mount of the host's" \
 	has "$H1:0:0:2" \
@@ -114,7 +132,8 @@ check "LU3: nothing above it, said in the message, and no other stack field" has
 	'.UAEVENTS_STACK == ["nothing"] and (.MESSAGE[0] | contains("; nothing above it")) and
 	 ([keys[] | select(test("MAP|MOUNT|LOOP|LV|K8S|OTHER_NS|SWAP|CHAIN"))] | length) == 0'
 check "LU0's chains: the swap file's, down to the disk" has "$H1:0:0:0" \
-	'.UAEVENTS_STACK_CHAIN | any(startswith("/srv/data/swapfile (swap) on /srv/data (mount ext4) on uaetest-data (dm ext4) on \($map) (mpath) on \($a0) (disk"))'
+	'.UAEVENTS_STACK_CHAIN | any(startswith("/srv/data/swapfile (swap) on /srv/data (mount ext4) on uaetest-vg0/data (lvm ext4) on uaetest-data (dm LVM2_member) on \($map) (mpath) on \($a0) (disk"))'
+udevadm settle --timeout=120
 kill "$MON" 2>/dev/null; wait "$MON" 2>/dev/null
 no_change() {
 	grep -E '^UDEV.* change ' /tmp/stack-udev.log >"$SAW"
@@ -126,18 +145,19 @@ uaectl config --uevents "$(echo none ua all | cut -d ' ' -f $((UEVENTS + 1)))"
 
 # Freshness: the stack is read when the event comes (the tables again after a change).
 umount "$KUBE"
-swapoff /dev/mapper/uaetest-swap
+swapoff /dev/mapper/uaetest-crypt
 cursor=$(journal_cursor)
 uaectl inject --hctl "$H1:0:0:0" --sense $soft >/dev/null
 uaectl inject --hctl "$H1:0:0:1" --sense $soft >/dev/null
 check "after the kubelet volume went: LU0's next alert names /srv/data only" has "$H1:0:0:0" \
 	'.UAEVENTS_MOUNT == ["/srv/data"] and .UAEVENTS_K8S_VOLUME == null'
-check "after swapoff: LU1's next alert says its swap volume is not in use" has "$H1:0:0:1" \
-	'.UAEVENTS_STACK == ["swap on uaetest-swap, not in use"] and .UAEVENTS_SWAP == null'
+check "after swapoff: LU1's next alert says no user of its swap volume is seen" has "$H1:0:0:1" \
+	'.UAEVENTS_STACK == ["swap on uaetest-crypt on uaetest-swap, no user seen"] and
+	 .UAEVENTS_SWAP == null'
 uaectl stack --json "$A0" >"$SAW.json" 2>&1
-check "uaectl stack --json: the disk, its map, the volume, two mounts, the loop and the swap file" \
+check "uaectl stack --json: the disk, its map, the volumes, the mount, the loop and the swap file" \
 	sh -c "jq -e --arg map '$MAP' '[.entries[] | .type] | sort ==
-		([\"disk\", \"mpath\", \"dm\", \"mount\", \"loop\", \"swap\"] | sort) and
+		([\"disk\", \"mpath\", \"dm\", \"lvm\", \"mount\", \"loop\", \"swap\"] | sort) and
 		(.entries | any(.type == \"mpath\" and .name == \$map and .below == 0))' \
 		'$SAW.json' >/dev/null || cp '$SAW.json' '$SAW'"
 check "uaeventd wrote no error to its journal" no_daemon_error "$cursor"
@@ -147,7 +167,10 @@ kill "$NS_PID" 2>/dev/null; wait "$NS_PID" 2>/dev/null
 swapoff /srv/data/swapfile
 losetup -d "$LOOP"
 umount /srv/data
+vgremove -q -f uaetest-vg0 >/dev/null
+cryptsetup close uaetest-crypt
 for v in uaetest-data uaetest-swap uaetest-ns; do dmsetup remove "$v"; done
+unset LVM_SYSTEM_DIR
 multipath -f "$MAP" >/dev/null 2>&1
 multipath -w "/dev/$A0" >/dev/null 2>&1
 udevadm settle --timeout=120
