@@ -285,7 +285,7 @@ struct uae_stack *uae_stack_ref(struct uae_stack *s);
 struct uae_stack *uae_stack_unref(struct uae_stack *s);
 /*
  * One line for a message: "/srv/data (ext4 on vg0/data on mpatha)", "swap on sdc2",
- * "ext4 on vg0/data on mpatha, not in use", "nothing"; "ext4 on sdc1, mounted only in
+ * "ext4 on vg0/data on mpatha, no user seen", "nothing"; "ext4 on sdc1, mounted only in
  * another mount namespace" where the host's mount table lacks a live filesystem on it.
  */
 const char *uae_stack_get_summary(struct uae_stack *s);

@@ -263,18 +263,24 @@ static void free_names(char **names, int n)
 	free(names);
 }
 
-/* A live filesystem of a kind that names its folder after the device, with no host mount. */
-static bool superblock_of(const char *devname)
+/*
+ * A live filesystem on entry @e (one the host's mount table lacks): ext4, XFS and F2FS name
+ * a folder after the device, btrfs after its UUID with a link per device.
+ */
+static bool superblock_of(const struct uae_stack_entry *e)
 {
 	static const char *const kinds[] = { "ext4", "xfs", "f2fs" };
-	char path[96];
+	char path[PATH_MAX];
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		snprintf(path, sizeof(path), "/sys/fs/%s/%s", kinds[i], devname);
+		snprintf(path, sizeof(path), "/sys/fs/%s/%s", kinds[i], e->devname);
 		if (access(path, F_OK) == 0)
 			return true;
 	}
-	return false;
+	if (!e->fstype || strcmp(e->fstype, "btrfs") || !e->uuid || strchr(e->uuid, '/'))
+		return false;
+	snprintf(path, sizeof(path), "/sys/fs/btrfs/%s/devices/%s", e->uuid, e->devname);
+	return access(path, F_OK) == 0;
 }
 
 /*
@@ -410,7 +416,33 @@ static void add_mount_props(struct uae_stack_entry *e, struct libmnt_fs *fs)
 	}
 }
 
-/* The host mounts of the device entries from @from on (matched by device number). */
+/* The block device the node at @path is, looked up in /dev only (no waiting there); 0. */
+static dev_t node_devno(const char *path)
+{
+	struct statx stx;
+
+	if (strncmp(path, "/dev/", 5) ||
+	    statx(AT_FDCWD, path, AT_STATX_DONT_SYNC, STATX_TYPE, &stx) < 0 ||
+	    !S_ISBLK(stx.stx_mode))
+		return 0;
+	return makedev(stx.stx_rdev_major, stx.stx_rdev_minor);
+}
+
+/*
+ * A mount of device @devno: by its device number, or for btrfs, whose mounts show an
+ * anonymous one (0:N), by the device node it was mounted from.
+ */
+static bool mount_of(struct libmnt_fs *fs, dev_t devno)
+{
+	const char *type = mnt_fs_get_fstype(fs), *source = mnt_fs_get_srcpath(fs);
+
+	if (mnt_fs_get_devno(fs) == devno)
+		return true;
+	return !major(mnt_fs_get_devno(fs)) && type && !strcmp(type, "btrfs") && source &&
+	       node_devno(source) == devno;
+}
+
+/* The host mounts of the device entries from @from on (mount_of()). */
 static void add_mounts(struct uae_stack *s, const struct sources *src, unsigned int from)
 {
 	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
@@ -426,14 +458,14 @@ static void add_mounts(struct uae_stack *s, const struct sources *src, unsigned 
 		while (mnt_table_next_fs(src->mounts, it, &fs) == 0) {
 			struct uae_stack_entry *e;
 
-			if (mnt_fs_get_devno(fs) != s->e[i].devno || !mnt_fs_get_target(fs))
+			if (!mount_of(fs, s->e[i].devno) || !mnt_fs_get_target(fs))
 				continue;
 			mounted = true;
 			e = add(s, UAE_STACK_MOUNT, (int)i, mnt_fs_get_target(fs));
 			if (e)
 				add_mount_props(e, fs);
 		}
-		s->e[i].other_ns = !mounted && superblock_of(s->e[i].devname);
+		s->e[i].other_ns = !mounted && superblock_of(&s->e[i]);
 	}
 	mnt_free_iter(it);
 }
@@ -462,22 +494,17 @@ static int mount_holding(struct uae_stack *s, const struct sources *src, const c
 	mnt_free_iter(it);
 	for (unsigned int i = 0; best && i < s->n; i++)
 		if (s->e[i].type == UAE_STACK_MOUNT && !strcmp(s->e[i].name, mnt_fs_get_target(best)) &&
-		    s->e[s->e[i].below].devno == mnt_fs_get_devno(best))
+		    mount_of(best, s->e[s->e[i].below].devno))
 			return (int)i;
 	return -1;
 }
 
-/* The entry that the device node at @path is, looked up in /dev only (no waiting there). */
+/* The entry that the device node at @path is (node_devno()), or -1. */
 static int node_entry(struct uae_stack *s, const char *path)
 {
-	struct uae_stack_entry *e;
-	struct statx stx;
+	dev_t devno = node_devno(path);
+	struct uae_stack_entry *e = devno ? find_devno(s, devno) : NULL;
 
-	if (strncmp(path, "/dev/", 5) ||
-	    statx(AT_FDCWD, path, AT_STATX_DONT_SYNC, STATX_TYPE, &stx) < 0 ||
-	    !S_ISBLK(stx.stx_mode))
-		return -1;
-	e = find_devno(s, makedev(stx.stx_rdev_major, stx.stx_rdev_minor));
 	return e ? (int)e->index : -1;
 }
 
@@ -581,6 +608,15 @@ static void chain(struct uae_stack *s, int at, char *buf, size_t size)
 	}
 }
 
+/* Entry @i, a device, is a top of the stack: nothing sits on it. */
+static bool is_top(const struct uae_stack *s, unsigned int i)
+{
+	for (unsigned int j = i + 1; j < s->n; j++)
+		if (s->e[j].below == (int)i)
+			return false;
+	return s->e[i].type != UAE_STACK_MOUNT && s->e[i].type != UAE_STACK_SWAP;
+}
+
 static void summarize(struct uae_stack *s)
 {
 	char *buf = s->summary;
@@ -622,13 +658,25 @@ static void summarize(struct uae_stack *s)
 		if (s->e[swap].below >= 0 && s->e[s->e[swap].below].type == UAE_STACK_MOUNT)
 			snprintf(buf + strlen(buf), size - strlen(buf), " (file %s)", s->e[swap].name);
 	} else if (top > 0 || top_any > 0 || s->e[0].fstype) {
-		/* "ext4 on vg0/data on mpatha, not mounted": what is there, and that it is idle. */
-		int at = top > 0 ? top : top_any > 0 ? top_any : 0;
+		/*
+		 * "ext4 on vg0/data on mpatha, no user seen": each top of the stack (what
+		 * nothing sits on), and that nothing seen uses it.  Not "unused": a ZFS pool,
+		 * say, shows in no table read here.
+		 */
+		bool internal = top <= 0;
+		size_t len;
 
-		snprintf(buf, size, "%s%s%s", s->e[at].fstype ?: "", s->e[at].fstype ? " on " : "",
-			 s->e[at].name);
-		chain(s, s->e[at].below, buf, size);
-		/* Not "unused": a btrfs mount, say, is not matched by device number. */
+		buf[0] = '\0';
+		for (unsigned int i = 0; i < s->n; i++) {
+			const struct uae_stack_entry *e = &s->e[i];
+
+			if ((i || top_any > 0) && (!is_top(s, i) || e->internal != internal))
+				continue;
+			len = strlen(buf);
+			snprintf(buf + len, size - len, "%s%s%s%s", len ? ", " : "", e->fstype ?: "",
+				 e->fstype ? " on " : "", e->name);
+			chain(s, e->below, buf, size);
+		}
 		snprintf(buf + strlen(buf), size - strlen(buf), other_ns ?
 			 ", mounted only in another mount namespace" : ", no user seen");
 		other_ns = false;

@@ -28,6 +28,7 @@
 #include "alua.h"
 #include "log.h"
 #include "paths.h"
+#include "stack-fields.h"
 #include "stale.h"
 #include "sysfs.h"
 #include "vpd.h"
@@ -140,9 +141,10 @@ int uaed_alua_report(const struct uaed_paths *index, const struct uaed_event *e)
 {
 	char hctl[UAED_LU_PATHS_MAX][32];
 	struct path paths[UAED_LU_PATHS_MAX];
+	struct uaed_fields stack = { 0 };
 	char msg[4096], fields[2048];
 	size_t m = 0, f = 0;
-	int n = 0, first = -1, active = 0;
+	int n = 0, first = -1, active = 0, r;
 	/* Every path of the LU: its WWID as sysfs shows it, which the event carries. */
 	int found = uaed_paths_find(index, e->wwid, e->hctl, hctl, UAED_LU_PATHS_MAX);
 
@@ -179,8 +181,12 @@ int uaed_alua_report(const struct uaed_paths *index, const struct uaed_event *e)
 		close(paths[i].lu.dirfd);
 	if (n == 0 && m < sizeof(msg))
 		snprintf(msg + m, sizeof(msg) - m, "no path of the LU is left");
-	return uaed_log_action(active ? LOG_NOTICE : LOG_WARNING, "alua-state", "MESSAGE=%s", msg,
-			       "UAEVENTS_WWID=%s", e->wwid, "UAEVENTS_HCTL=%s", e->hctl,
-			       "UAEVENTS_ALUA_PATHS=%s", fields, "UAEVENTS_ACTIVE_PATHS=%d",
-			       active);
+	/* What the reporting path holds up: a map over all of them, where there is one. */
+	uaed_stack_fields_of(&stack, e->devname);
+	r = uaed_log_action(active ? LOG_NOTICE : LOG_WARNING, "alua-state", "MESSAGE=%s", msg,
+			    "UAEVENTS_WWID=%s", e->wwid, "UAEVENTS_HCTL=%s", e->hctl,
+			    "UAEVENTS_ALUA_PATHS=%s", fields, "UAEVENTS_ACTIVE_PATHS=%d",
+			    active, UAED_FIELDS, &stack);
+	uaed_fields_free(&stack);
+	return r;
 }

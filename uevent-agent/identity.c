@@ -31,6 +31,7 @@
 #include "children.h"
 #include "identity.h"
 #include "log.h"
+#include "stack-fields.h"
 #include "stale.h"
 #include "sysfs.h"
 #include "vpd.h"
@@ -122,8 +123,10 @@ static bool same(const struct ident *a, const struct ident *b)
 	return a->len == b->len && !memcmp(a->d, b->d, a->len);
 }
 
+/* @stack: what the LU held up when it was looked at, before any removal (stack-fields.h). */
 static void log_reused(const struct uaed_lun *l, const char *disk, const char *was,
-		       const char *now, enum uaed_outcome o, const char *why)
+		       const char *now, enum uaed_outcome o, const char *why,
+		       const struct uaed_fields *stack)
 {
 	static const char *const text[] = {
 		"; the device keeps the old identity ([rescan] stale_luns = log)",
@@ -136,7 +139,7 @@ static void log_reused(const struct uaed_lun *l, const char *disk, const char *w
 			disk[0] ? disk : "no block device", now, was, text[o], why ? why : "",
 			"UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_OLD_WWID=%s", was,
 			"UAEVENTS_NEW_WWID=%s", now, "UAEVENTS_REUSED=%s", uaed_outcome_name(o),
-			"UAEVENTS_REASON=%s", why ? why : "");
+			"UAEVENTS_REASON=%s", why ? why : "", UAED_FIELDS, stack);
 }
 
 enum reused_try { REUSED_DONE, REUSED_REMOVED, REUSED_AGAIN };
@@ -149,12 +152,17 @@ static enum reused_try remove_reused(const struct uaed_lun *l, const char *disk,
 				     const struct ident *was, const struct ident *now, int round,
 				     bool last)
 {
+	struct uaed_fields stack = { 0 };
 	struct uaed_hold *h;
 	struct ident again;
 	char why[256];
 	bool passing;
-	const char *kept = uaed_lu_hold(l, &h, &passing, why, sizeof(why));
+	const char *kept;
 	int r;
+
+	/* Before it is held or removed: what it holds up, which is why it stays or may go. */
+	uaed_stack_fields_of(&stack, disk);
+	kept = uaed_lu_hold(l, &h, &passing, why, sizeof(why));
 
 	/* The proof that it is another LU, taken again while nothing else can claim it. */
 	if (!kept && (uaed_hold_sg(h) < 0 || asked(uaed_hold_sg(h), &again) < 0 ||
@@ -172,16 +180,19 @@ static enum reused_try remove_reused(const struct uaed_lun *l, const char *disk,
 					disk[0] ? disk : "no block device", now->name, was->name,
 					kept, "UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_OLD_WWID=%s",
 					was->name, "UAEVENTS_NEW_WWID=%s", now->name,
-					"UAEVENTS_REASON=%s", kept);
+					"UAEVENTS_REASON=%s", kept, UAED_FIELDS, &stack);
+		uaed_fields_free(&stack);
 		return REUSED_AGAIN;
 	}
 	if (kept) {
-		log_reused(l, disk, was->name, now->name, UAED_KEPT, kept);
+		log_reused(l, disk, was->name, now->name, UAED_KEPT, kept, &stack);
+		uaed_fields_free(&stack);
 		return REUSED_DONE;
 	}
 	r = uaed_lu_delete(l, h);
 	log_reused(l, disk, was->name, now->name, r < 0 ? UAED_FAILED : UAED_REMOVED,
-		   r < 0 ? strerror(-r) : NULL);
+		   r < 0 ? strerror(-r) : NULL, &stack);
+	uaed_fields_free(&stack);
 	return r == 0 ? REUSED_REMOVED : REUSED_DONE;
 }
 
@@ -374,10 +385,15 @@ static bool identity_attempt(int i, int round, bool last, void *ctx)
 	}
 	if (same(&u.was, &u.now))
 		return false;
-	uaed_lu_disk(l, u.disk, sizeof(u.disk));
+	if (!uaed_lu_disk(l, u.disk, sizeof(u.disk)))
+		u.disk[0] = '\0';
 	out_of_map(l, u.disk, &u.now);
 	if (!ir->remove) {
-		log_reused(l, u.disk, u.was.name, u.now.name, UAED_LOGGED, NULL);
+		struct uaed_fields stack = { 0 };
+
+		uaed_stack_fields_of(&stack, u.disk);
+		log_reused(l, u.disk, u.was.name, u.now.name, UAED_LOGGED, NULL, &stack);
+		uaed_fields_free(&stack);
 		return false;
 	}
 	/* Kept for the next look only if there is room to keep what it was asked. */

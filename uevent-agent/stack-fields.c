@@ -38,6 +38,15 @@ static void add_chain(struct uaed_fields *f, struct uae_stack_entry *e)
 	uaed_fields_add(f, "UAEVENTS_STACK_CHAIN", chain);
 }
 
+void uaed_stack_fields_of(struct uaed_fields *f, const char *disk)
+{
+	struct uae_stack *s = NULL;
+	int r = disk && disk[0] ? uae_device_stack_new(NULL, disk, 0, &s) : -ENODEV;
+
+	uaed_stack_fields(f, s, r);
+	uae_stack_unref(s);
+}
+
 void uaed_stack_fields(struct uaed_fields *f, struct uae_stack *s, int err)
 {
 	char why[128];

@@ -23,5 +23,7 @@ struct uae_stack;
 
 /* The fields of @s, or, when it is NULL, of why it is not known (@err, a negative errno). */
 void uaed_stack_fields(struct uaed_fields *f, struct uae_stack *s, int err);
+/* The same for block device @disk ("" when there is none), read now, with no cache. */
+void uaed_stack_fields_of(struct uaed_fields *f, const char *disk);
 
 #endif /* UAED_STACK_FIELDS_H */

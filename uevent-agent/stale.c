@@ -43,6 +43,7 @@
 
 #include "log.h"
 #include "removals.h"
+#include "stack-fields.h"
 #include "stale.h"
 #include "sysfs.h"
 
@@ -777,8 +778,9 @@ const char *uaed_outcome_name(enum uaed_outcome o)
 	return name[o];
 }
 
+/* @stack: what the LU held up when it was looked at, before any removal (stack-fields.h). */
 static void log_stale(const struct uaed_lun *l, const char *disk, enum uaed_outcome o,
-		      const char *why)
+		      const char *why, const struct uaed_fields *stack)
 {
 	static const char *const text[] = { "", "; kept: ", "; removed",
 					    "; removing it failed: " };
@@ -789,7 +791,7 @@ static void log_stale(const struct uaed_lun *l, const char *disk, enum uaed_outc
 			disk[0] ? disk : "no block device", l->wwid[0] ? l->wwid : "no WWID",
 			text[o], why ? why : "", "UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_WWID=%s",
 			l->wwid, "UAEVENTS_STALE=%s", uaed_outcome_name(o), "UAEVENTS_REASON=%s",
-			why ? why : "");
+			why ? why : "", UAED_FIELDS, stack);
 }
 
 struct uaed_hold {
@@ -892,15 +894,20 @@ static const char *implausible(const uint64_t *reported, int n, const struct uae
  */
 static bool handle_stale(const struct uaed_lun *l, bool remove_stale, int round, bool last)
 {
+	struct uaed_fields stack = { 0 };
 	struct uaed_hold *h;
 	char disk[32], why[256];
 	const char *kept;
 	bool passing;
 	int r;
 
-	uaed_lu_disk(l, disk, sizeof(disk));
+	if (!uaed_lu_disk(l, disk, sizeof(disk)))
+		disk[0] = '\0';
+	/* Before it is held or removed: what it holds up, which is why it stays or may go. */
+	uaed_stack_fields_of(&stack, disk);
 	if (!remove_stale) {
-		log_stale(l, disk, UAED_LOGGED, NULL);
+		log_stale(l, disk, UAED_LOGGED, NULL, &stack);
+		uaed_fields_free(&stack);
 		return false;
 	}
 	kept = uaed_lu_hold(l, &h, &passing, why, sizeof(why));
@@ -911,18 +918,21 @@ static bool handle_stale(const struct uaed_lun *l, bool remove_stale, int round,
 					"not removed yet: %s; looking again", l->hctl,
 					disk[0] ? disk : "no block device", kept,
 					"UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_WWID=%s", l->wwid,
-					"UAEVENTS_REASON=%s", kept);
+					"UAEVENTS_REASON=%s", kept, UAED_FIELDS, &stack);
+		uaed_fields_free(&stack);
 		return true;
 	}
 	if (kept) {
-		log_stale(l, disk, UAED_KEPT, kept);
+		log_stale(l, disk, UAED_KEPT, kept, &stack);
+		uaed_fields_free(&stack);
 		return false;
 	}
 	r = uaed_lu_delete(l, h);
 	if (r < 0)
-		log_stale(l, disk, UAED_FAILED, strerror(-r));
+		log_stale(l, disk, UAED_FAILED, strerror(-r), &stack);
 	else
-		log_stale(l, disk, UAED_REMOVED, NULL);
+		log_stale(l, disk, UAED_REMOVED, NULL, &stack);
+	uaed_fields_free(&stack);
 	return false;
 }
 
@@ -1011,8 +1021,13 @@ static bool stale_attempt(int i, int round, bool last, void *ctx)
 	if (!sr->gone[i])
 		return false;
 	if (sr->unconfirmed) {
-		uaed_lu_disk(&sr->luns[i], disk, sizeof(disk));
-		log_stale(&sr->luns[i], disk, UAED_KEPT, sr->unconfirmed);
+		struct uaed_fields stack = { 0 };
+
+		if (!uaed_lu_disk(&sr->luns[i], disk, sizeof(disk)))
+			disk[0] = '\0';
+		uaed_stack_fields_of(&stack, disk);
+		log_stale(&sr->luns[i], disk, UAED_KEPT, sr->unconfirmed, &stack);
+		uaed_fields_free(&stack);
 		sr->gone[i] = false;
 		return false;
 	}

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 36
+# tap-plan: 41
 # Sourced by run.sh.
 # stale_luns = remove, from the installed unit: a LUN the target no longer reports is
 # removed only when nothing uses it, in any way an administrator's host may use it (swap,
@@ -187,6 +187,18 @@ for n in 1 2 3 4 5 6 7 10 11 12; do
 	check "LUN $n ($what) is kept, and the journal says why" \
 		wait_for 30 stale_entry $n ".UAEVENTS_STALE == \"kept\" and
 			(.UAEVENTS_REASON | test(\"$reason\"))"
+done
+# Each entry also says what the LU holds up (issue 30), read before it was held.
+for n in 1 2 3 4 5; do
+	case $n in
+	1) what="a filesystem mounted only in another namespace"; has='.UAEVENTS_STACK_OTHER_NS == "1"' ;;
+	2) what="swap on ${D2}2"; has="[.UAEVENTS_SWAP] | flatten | index(\"${D2}2\")" ;;
+	3) what="/mnt/btrfs, a btrfs mount (0:N) matched by its device"; has='[.UAEVENTS_MOUNT] | flatten | index("/mnt/btrfs")' ;;
+	4) what="the device-mapper device uae-stale"; has='[.UAEVENTS_STACK_CHAIN] | flatten | any(startswith("uae-stale (dm) on "))' ;;
+	5) what="the loop device ${loopdev#/dev/}"; has="[.UAEVENTS_LOOP] | flatten | index(\"${loopdev#/dev/}\")" ;;
+	esac
+	check "LUN $n's entry says what it holds up: $what" \
+		stale_entry $n ".UAEVENTS_STALE == \"kept\" and ($has) != null and ($has) != false"
 done
 check "LUNs 1 to 7 and 10 to 12 are all still there" lus_present 1 2 3 4 5 6 7 10 11 12
 check "and still in use" in_use
