@@ -83,7 +83,7 @@ int cmd_history(int argc, char **argv)
 	while (r >= 0) {
 		r = uae_monitor_receive(m, &ev);
 		if (r == 0) {
-			uaectl_print_event(ev, json);
+			uaectl_print_event(ev, json, NULL);
 			uae_event_unref(ev);
 		} else if (r == -EAGAIN &&
 			   poll(&(struct pollfd){ .fd = uae_monitor_get_fd(m), .events = POLLIN },

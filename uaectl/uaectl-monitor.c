@@ -115,11 +115,13 @@ int uaectl_add_filters(struct uae_monitor *m, char **filters, int n)
 	return 0;
 }
 
-void uaectl_print_event(struct uae_event *ev, bool json)
+void uaectl_print_event(struct uae_event *ev, bool json, struct uae_stack *stack)
 {
 	if (json) {
 		json_object *o = uaectl_event_json(ev);
 
+		if (stack)
+			json_object_object_add(o, "stack", uaectl_stack_json(stack));
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 	} else if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {
@@ -141,6 +143,8 @@ void uaectl_print_event(struct uae_event *ev, bool json)
 			printf(" x%u", uae_event_get_repeat(ev));
 		if (uae_event_get_flags(ev) & UAE_EVENT_FLAG_SUMMARY)
 			printf(" host-summary");
+		if (stack)
+			printf(" behind %s", uae_stack_get_summary(stack));
 		putchar('\n');
 	}
 	if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {
@@ -163,27 +167,49 @@ void uaectl_print_event(struct uae_event *ev, bool json)
 	fflush(stdout);
 }
 
+/*
+ * With @stacks (--stack): an event of a device with the stack above it now; a device gone,
+ * or none that is a block device, gets none (no "stack" in the object).
+ */
+static void print_with_stack(struct uae_event *ev, bool json, struct uae_stack_cache *stacks)
+{
+	const char *devname = uae_event_get_devname(ev);
+	struct uae_stack *s = NULL;
+
+	if (stacks && uae_event_get_kind(ev) != UAE_EVENT_GAP &&
+	    uae_event_get_kind(ev) != UAE_EVENT_MODULE)
+		uae_device_stack_new(stacks, devname && devname[0] ? devname :
+				     uae_event_get_hctl(ev), 0, &s);
+	uaectl_print_event(ev, json, s);
+	uae_stack_unref(s);
+}
+
 int cmd_monitor(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "since", required_argument, NULL, 's' },
 		{ "filter", required_argument, NULL, 'f' },
+		{ "stack", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	struct uae_stack_cache *stacks = NULL;
 	struct uae_monitor *m;
-	bool json = false, replay = false;
+	bool json = false, replay = false, with_stack = false;
 	uint64_t overflows = 0;
 	uint64_t since = 0;
 	char *filters[32];
 	int n_filters = 0;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "js:f:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "js:f:Sh", options, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'S':
+			with_stack = true;
 			break;
 		case 's':
 			if (uaectl_parse_u64(optarg, &since) < 0) {
@@ -201,7 +227,8 @@ int cmd_monitor(int argc, char **argv)
 			filters[n_filters++] = optarg;
 			break;
 		case 'h':
-			puts("Usage: uaectl monitor [--json] [--since SEQ] [--filter KEY=VALUE]...");
+			puts("Usage: uaectl monitor [--json] [--stack] [--since SEQ] "
+			     "[--filter KEY=VALUE]...");
 			return EXIT_OK;
 		default:
 			return EXIT_USAGE;
@@ -212,9 +239,15 @@ int cmd_monitor(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	/* One cache for the whole run: the mount and swap tables are read on change only. */
+	if (with_stack && (r = uae_stack_cache_new(&stacks)) < 0) {
+		fprintf(stderr, "uaectl: %s\n", uae_strerror(r));
+		return EXIT_FAIL;
+	}
 	r = uae_monitor_new(&m);
 	if (r < 0) {
 		fprintf(stderr, "uaectl: cannot subscribe: %s\n", uae_strerror(r));
+		uae_stack_cache_unref(stacks);
 		return uaectl_exit_code(r);
 	}
 	r = uaectl_add_filters(m, filters, n_filters);
@@ -247,7 +280,7 @@ int cmd_monitor(int argc, char **argv)
 				fprintf(stderr, "uaectl: %s\n", uae_strerror(r));
 				continue;
 			}
-			uaectl_print_event(ev, json);
+			print_with_stack(ev, json, stacks);
 			uae_event_unref(ev);
 		}
 		if (uae_monitor_get_overflows(m) > overflows) {
@@ -266,6 +299,7 @@ int cmd_monitor(int argc, char **argv)
 		r = 0;
 	}
 	uae_monitor_unref(m);
+	uae_stack_cache_unref(stacks);
 	return r < 0 ? EXIT_FAIL : EXIT_OK;
 }
 

@@ -24,7 +24,7 @@ static void usage(FILE *f)
 		"Usage: uaectl COMMAND [OPTIONS]\n"
 		"\n"
 		"Commands:\n"
-		"  monitor [--json] [--since SEQ] [--filter KEY=VALUE]...\n"
+		"  monitor [--json] [--stack] [--since SEQ] [--filter KEY=VALUE]...\n"
 		"                              print events as they arrive, one per line\n"
 		"  history [--json] [--since SEQ] [--filter KEY=VALUE]...\n"
 		"                              print the events the kernel still holds\n"

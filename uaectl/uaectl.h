@@ -32,8 +32,13 @@ struct uae_event;
 struct uae_monitor;
 /* --filter KEY=VALUE arguments; -EINVAL, with a message, for a bad one. */
 int uaectl_add_filters(struct uae_monitor *m, char **filters, int n);
-/* One event: a line for a person, or a JSON object; flushed. */
-void uaectl_print_event(struct uae_event *ev, bool json);
+struct uae_stack;
+/*
+ * One event: a line for a person, or a JSON object; flushed.  With @stack (what sits
+ * above its device, uaectl monitor --stack), the line ends "behind ..." and the object
+ * has "stack" (uaectl_stack_json()).
+ */
+void uaectl_print_event(struct uae_event *ev, bool json, struct uae_stack *stack);
 
 int cmd_monitor(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
@@ -44,7 +49,6 @@ int cmd_config(int argc, char **argv);
 int cmd_clear_history(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 
-struct uae_stack;
 /* A stack as JSON: {summary, empty, entries: [{type, name, devname, uuid, fstype, below,
  * properties}]}, "below" an index into entries. */
 struct json_object *uaectl_stack_json(struct uae_stack *s);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 17
+# tap-plan: 21
 # Sourced by run.sh.  Every alert says what it touches (issue 30): four LUs seen through two
 # paths each, used as a host uses them, each get a thin-provisioning alert, and each entry
 # names exactly what sits above its LU on this host, read without touching the device.
@@ -77,6 +77,18 @@ check "LU2's filesystem is mounted in another mount namespace only" \
 udevadm settle --timeout=120
 tap_diag "map $MAP ($DM), loop $LOOP, swaps: $(tail -n +2 /proc/swaps | awk '{ print $1 }' | tr '\n' ' ')"
 
+# A hook gets the summary (test events run hooks only with act_on_injected).
+mkdir -p /etc/uaevents/hooks.d
+cat >/etc/uaevents/hooks.d/THIN_PROVISIONING_SOFT_THRESHOLD_REACHED-uaetest-stack <<'EOH'
+#!/bin/sh
+echo "uaetest stack hook: $UAEVENTS_HCTL: $UAEVENTS_STACK"
+EOH
+chmod 0755 /etc/uaevents/hooks.d/THIN_PROVISIONING_SOFT_THRESHOLD_REACHED-uaetest-stack
+reload_with 's|^#act_on_injected = no$|act_on_injected = yes|' "a hook, and test events act"
+# A script subscribes with the stack of each event.
+uaectl monitor --json --stack --filter "hctl=$H1:0:0:0" >/tmp/stack-monitor.json &
+SUB=$!
+
 # Reading the stacks must open no device for writing: udev would see a change event (its
 # inotify watch).  The module's own uevents are off meanwhile: udev's 60-block.rules passes
 # each change of a scsi_device on to its disk.
@@ -120,6 +132,20 @@ check "LU0, path 1: the map, the LV, both mounts, the kubelet volume and pod, th
 	has "$H1:0:0:0" "$LU0"
 tap_diag "LU0's alert: $(jq -r '.MESSAGE[0]' "$SAW.entry" 2>/dev/null)"
 check "LU0, path 2: the same" has "$H2:0:0:0" "$LU0"
+hook_said() {
+	journalctl --cursor "$cursor" -o cat --no-pager _SYSTEMD_UNIT=uaeventd.service |
+		grep 'uaetest stack hook' >"$SAW"
+	grep -qF "uaetest stack hook: $H1:0:0:0: /srv/data _ext4 on uaetest-vg0/data on uaetest-data on ${MAP}_" "$SAW"
+}
+check "the hook got UAEVENTS_STACK (shell-special characters as _)" wait_for 30 hook_said
+subscribed() {
+	jq -e -s --arg map "$MAP" 'any(.[]; .stack.summary | startswith("/srv/data (ext4 on uaetest-vg0/data on uaetest-data on \($map))"))' \
+		/tmp/stack-monitor.json >/dev/null && return 0
+	cp /tmp/stack-monitor.json "$SAW"
+	return 1
+}
+check "uaectl monitor --json --stack: the event came with its stack" wait_for 30 subscribed
+kill "$SUB" 2>/dev/null; wait "$SUB" 2>/dev/null
 check "LU1: swap on dm-crypt on its volume, nothing else" has "$H1:0:0:1" \
 	'.UAEVENTS_STACK == ["swap on uaetest-crypt on uaetest-swap"] and
 	 .UAEVENTS_SWAP == ["uaetest-crypt"] and .UAEVENTS_CRYPT == ["uaetest-crypt"] and
@@ -163,6 +189,8 @@ check "uaectl stack --json: the disk, its map, the volumes, the mount, the loop 
 check "uaeventd wrote no error to its journal" no_daemon_error "$cursor"
 
 # Everything back as it was, in reverse.
+rm /etc/uaevents/hooks.d/THIN_PROVISIONING_SOFT_THRESHOLD_REACHED-uaetest-stack
+reload_with 's|^act_on_injected = yes$|#act_on_injected = no|' "the hook gone, test events act no more"
 kill "$NS_PID" 2>/dev/null; wait "$NS_PID" 2>/dev/null
 swapoff /srv/data/swapfile
 losetup -d "$LOOP"
