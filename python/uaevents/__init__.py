@@ -13,6 +13,10 @@ as the C library and ``uaectl monitor``.
             else:
                 print(ev.name, ev.hctl, ev.wwid)
 
+What sits above a device (maps, volumes, mounts, swap, Kubernetes volumes), as uaeventd's
+journal entries say it: ``uaevents.device_stack("sdc").summary``, or ``Monitor(stack=True)``
+for each event's ``Event.stack``.
+
 Iterating blocks until the next event; ``Monitor.receive(timeout)`` waits at most that
 long and returns None.  ``Monitor.fileno()`` is a descriptor for select/poll/asyncio.
 Errors are ``OSError`` with the library's message.
@@ -25,6 +29,7 @@ plain data, safe to hand to other threads.
 """
 
 import ctypes
+import dataclasses
 import datetime
 import enum
 import errno as _errno
@@ -32,9 +37,10 @@ import os
 import select
 import threading
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Mapping, Optional, Union
+from typing import Iterable, Iterator, Mapping, Optional, Tuple, Union
 
-__all__ = ["Kind", "Flag", "Event", "Monitor", "kernel_stats", "inject"]
+__all__ = ["Kind", "Flag", "Event", "Monitor", "kernel_stats", "inject", "Stack", "StackEntry",
+           "device_stack"]
 
 _lib = ctypes.CDLL("libuaevents.so.1", use_errno=True)
 
@@ -78,6 +84,22 @@ _GETTERS = {
 }
 _get = {k: _fn("uae_event_get_" + k, t, _p) for k, t in _GETTERS.items()}
 _has_sense = _fn("uae_event_has_sense", ctypes.c_int, _p)
+_stack_cache_new = _fn("uae_stack_cache_new", ctypes.c_int, ctypes.POINTER(_p))
+_stack_cache_unref = _fn("uae_stack_cache_unref", _p, _p)
+_stack_new = _fn("uae_device_stack_new", ctypes.c_int, _p, _str, ctypes.c_uint,
+                 ctypes.POINTER(_p))
+_stack_unref = _fn("uae_stack_unref", _p, _p)
+_stack_summary = _fn("uae_stack_get_summary", _str, _p)
+_stack_is_empty = _fn("uae_stack_is_empty", ctypes.c_int, _p)
+_stack_first = _fn("uae_stack_get_first", _p, _p)
+_entry_next = _fn("uae_stack_entry_get_next", _p, _p)
+_entry_below = _fn("uae_stack_entry_get_below", _p, _p)
+_entry_property = _fn("uae_stack_entry_get_property", _str, _p, _str)
+_entry_get = {k: _fn("uae_stack_entry_get_" + k, _str, _p)
+              for k in ("type_name", "name", "devname", "uuid", "fstype")}
+# The properties an entry may have (uae_device_stack_new(3)).
+_PROPERTIES = ("internal", "other_namespaces", "label", "md_level", "backing_file", "fs_root",
+               "ro", "k8s_pod_uid", "k8s_volume", "k8s_plugin", "k8s_driver", "k8s_staging")
 
 
 def _error(r: int, what: str) -> OSError:
@@ -144,6 +166,9 @@ class Event:
     failover: bool                  #: another path to the LU may help
     blk_status: Optional[str]
     class_rule: int
+    #: what sits above the device when the event was received (Monitor(stack=True));
+    #: None otherwise, or when it has no block device (gone, a tape)
+    stack: Optional["Stack"] = None
 
     @classmethod
     def _from(cls, ev) -> "Event":
@@ -176,6 +201,79 @@ class Event:
             class_rule=v["class_rule"])
 
 
+@dataclass(frozen=True)
+class StackEntry:
+    """One thing in a device's stack."""
+    type: str                       #: "disk", "partition", "mpath", "lvm", "crypt", "md",
+                                    #: "dm", "loop", "mount", "swap"
+    name: str                       #: "mpatha", "vg0/data", "/srv/data"
+    devname: Optional[str]          #: "dm-3"; None for mounts and swap files
+    uuid: Optional[str]             #: a map's WWID, a filesystem's or LUKS UUID
+    fstype: Optional[str]           #: "ext4", "LVM2_member", "swap"
+    below: Optional[int]            #: index of the entry it sits on; None for the device
+    properties: Mapping[str, str]   #: "fs_root", "k8s_pod_uid", "k8s_volume", ...
+
+
+@dataclass(frozen=True)
+class Stack:
+    """What sits above a device on this host, read from sysfs, /proc and udev's database,
+    never from the device (uae_device_stack_new(3))."""
+    summary: str                    #: "/srv/data (ext4 on vg0/data on mpatha)", "nothing"
+    empty: bool                     #: nothing at all above the device
+    entries: Tuple[StackEntry, ...]  #: the device first; each after the one it sits on
+
+    def of_type(self, type_name: str) -> Tuple[StackEntry, ...]:
+        return tuple(e for e in self.entries if e.type == type_name)
+
+    @property
+    def mounts(self) -> Tuple[str, ...]:
+        """The mount points, in the host's mount namespace."""
+        return tuple(e.name for e in self.of_type("mount"))
+
+    @property
+    def maps(self) -> Tuple[str, ...]:
+        """The multipath maps' names."""
+        return tuple(e.name for e in self.of_type("mpath"))
+
+
+def _stack_from(s) -> Stack:
+    index, entries, e = {}, [], _stack_first(s)
+    while e:
+        index[e] = len(entries)
+        v = {k: g(e) for k, g in _entry_get.items()}
+        v = {k: x.decode("utf-8", "replace") if x is not None else None for k, x in v.items()}
+        props = {}
+        for key in _PROPERTIES:
+            x = _entry_property(e, key.encode())
+            if x is not None:
+                props[key] = x.decode("utf-8", "replace")
+        below = _entry_below(e)
+        entries.append(StackEntry(type=v["type_name"], name=v["name"] or "",
+                                  devname=v["devname"], uuid=v["uuid"], fstype=v["fstype"],
+                                  below=index.get(below) if below else None,
+                                  properties=props))
+        e = _entry_next(e)
+    return Stack(summary=_stack_summary(s).decode("utf-8", "replace"),
+                 empty=bool(_stack_is_empty(s)), entries=tuple(entries))
+
+
+def _device_stack(cache, device: str) -> Stack:
+    s = _p()
+    r = _stack_new(cache, device.encode(), 0, ctypes.byref(s))
+    if r < 0:
+        raise _error(r, f"cannot read the stack of {device}")
+    try:
+        return _stack_from(s)
+    finally:
+        _stack_unref(s)
+
+
+def device_stack(device: str) -> Stack:
+    """What sits above ``device``: a block device's name ("sdc"), its node ("/dev/sdc") or a
+    SCSI address ("2:0:0:1").  OSError (ENODEV) when there is no such block device."""
+    return _device_stack(None, device)
+
+
 Filter = Union[str, Iterable[str]]
 
 
@@ -188,14 +286,22 @@ class Monitor:
     list gives alternatives.  ``since``: replay the kernel's history after that sequence
     number first (a subscriber's last one, or 0 for all of it), then the live stream; no
     event twice.  Gap and module events are handed out whatever the filters.
+    ``stack``: each event also carries ``Event.stack``, read when it is received.
     """
 
     _m = None  # until subscribed: close() and __del__ then have nothing to do
     _receiving = False  # a thread is in receive(): the subscription is in use
     _lock = None
+    _stacks = None  # a stack cache (stack=True): the mount tables are read on change only
 
-    def __init__(self, since: Optional[int] = None, **filters: Filter):
+    def __init__(self, since: Optional[int] = None, stack: bool = False, **filters: Filter):
         self._lock = threading.Lock()
+        if stack:
+            c = _p()
+            r = _stack_cache_new(ctypes.byref(c))
+            if r < 0:
+                raise _error(r, "cannot make a stack cache")
+            self._stacks = c
         m = _p()
         r = _monitor_new(ctypes.byref(m))
         if r < 0:
@@ -226,6 +332,9 @@ class Monitor:
             if self._m:
                 _monitor_unref(self._m)
                 self._m = None
+            if self._stacks:
+                _stack_cache_unref(self._stacks)
+                self._stacks = None
 
     def __enter__(self) -> "Monitor":
         return self
@@ -277,15 +386,25 @@ class Monitor:
             r = _monitor_receive(m, ctypes.byref(ev))
             if r == 0:
                 try:
-                    return Event._from(ev)
+                    event = Event._from(ev)
                 finally:
                     _event_unref(ev)
+                return self._with_stack(event)
             if r == -_errno.EBADMSG:
                 continue
             if r != -_errno.EAGAIN:
                 raise _error(r, "cannot receive")
             if not poller.poll(None if timeout is None else int(timeout * 1000)):
                 return None
+
+    def _with_stack(self, event: Event) -> Event:
+        if not self._stacks or event.kind in (Kind.GAP, Kind.MODULE):
+            return event
+        try:
+            stack = _device_stack(self._stacks, event.devname or event.hctl)
+        except OSError:
+            return event    # gone already, or no block device
+        return dataclasses.replace(event, stack=stack)
 
     def __iter__(self) -> Iterator[Event]:
         while True:

@@ -229,3 +229,36 @@ def test_failed_follow_keeps_the_fd_readable():
     finally:
         release()
         subprocess.run(["modprobe", "uaevents"], check=True)
+
+
+def test_device_stack_of_a_plain_disk():
+    disk = os.listdir(f"{SYSFS}/block")[0]
+    for name in (disk, f"/dev/{disk}", HCTL):
+        s = uaevents.device_stack(name)
+        assert s.summary == "nothing" and s.empty, (name, s)
+        assert [(e.type, e.name, e.below) for e in s.entries] == [("disk", disk, None)]
+    with pytest.raises(OSError) as e:
+        uaevents.device_stack("uaetest-no-such-disk")
+    assert e.value.errno == 19
+
+
+def test_monitor_gives_each_event_its_stack(tmp_path):
+    """A filesystem mounted on the disk: the event's stack names it; without stack=True,
+    no stack."""
+    disk = os.listdir(f"{SYSFS}/block")[0]
+    subprocess.run(["mkfs.ext4", "-q", "-F", f"/dev/{disk}"], check=True)
+    subprocess.run(["mount", f"/dev/{disk}", str(tmp_path)], check=True)
+    try:
+        with uaevents.Monitor(stack=True, hctl=HCTL,
+                              event="THIN_PROVISIONING_SOFT_THRESHOLD_REACHED") as m, \
+             uaevents.Monitor(hctl=HCTL, event="THIN_PROVISIONING_SOFT_THRESHOLD_REACHED") as bare:
+            uaevents.inject(HCTL, SOFT)
+            ev, plain = first(m), first(bare)
+        assert ev.stack is not None
+        assert ev.stack.summary == f"{tmp_path} (ext4)", ev.stack
+        assert ev.stack.mounts == (str(tmp_path),)
+        assert ev.stack.entries[1].below == 0 and ev.stack.entries[1].fstype == "ext4"
+        assert plain.stack is None
+    finally:
+        subprocess.run(["umount", str(tmp_path)], check=True)
+        subprocess.run(["wipefs", "-q", "-a", f"/dev/{disk}"], check=True)

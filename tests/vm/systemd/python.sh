@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 16
+# tap-plan: 18
 # Sourced by run.sh.  python3-uaevents as installed from its package, with Debian's
 # python3 and pytest, against the loaded module: tests/python/test_module.py.
 check "python3-uaevents is installed from its package" \
@@ -9,7 +9,8 @@ check "scsi_debug with one disk" sdebug_one_disk
 # in the header above), and a test added there without being listed here fails below.
 PYTESTS="module_is_loaded event_fields_are_typed filters_select replay_from_a_sequence_number
 kernel_stats_are_the_modules gap_is_an_event block_error_has_lba_and_sectors context_manager_closes
-iterating_yields_events failed_follow_keeps_the_fd_readable"
+iterating_yields_events failed_follow_keeps_the_fd_readable device_stack_of_a_plain_disk
+monitor_gives_each_event_its_stack"
 # Every test ends on its own deadline (test_module.py); timeout ends a pytest that still
 # hangs, which then fails every test below instead of holding up the guest.
 rm -f /tmp/pytest.xml
