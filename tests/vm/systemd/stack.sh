@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 21
+# tap-plan: 24
 # Sourced by run.sh.  Every alert says what it touches (issue 30): four LUs seen through two
 # paths each, used as a host uses them, each get a thin-provisioning alert, and each entry
 # names exactly what sits above its LU on this host, read without touching the device.
@@ -107,13 +107,14 @@ done
 entry() {
 	journalctl --cursor "$cursor" -o json _SYSTEMD_UNIT=uaeventd.service \
 		UAEVENTS_EVENT=THIN_PROVISIONING_SOFT_THRESHOLD_REACHED "UAEVENTS_HCTL=$1" |
-		jq -s -c 'last | with_entries(select(.key | test("^UAEVENTS_(STACK|MAP|LV|CRYPT|MD|LOOP|MOUNT|FS_UUID|SWAP|K8S)|^MESSAGE$")))
+		jq -s -c 'last | with_entries(select(.key | test("^UAEVENTS_(STACK|MAP|LV|CRYPT|MD|LOOP|MOUNT|FS_UUID|SWAP|K8S)|^MESSAGE$|^__REALTIME_TIMESTAMP$")))
 			| map_values(if type == "array" then sort else [.] end)' >"$SAW.entry"
 	test -s "$SAW.entry" && [ "$(cat "$SAW.entry")" != null ]
 }
-# has HCTL JQ: the entry satisfies JQ (with $ARGS); otherwise it is what the check saw.
+# has HCTL JQ [SECONDS]: the entry (within SECONDS, 30 unless given) satisfies JQ (with
+# $ARGS); otherwise it is what the check saw.
 has() {
-	wait_for 30 entry "$1" || { echo "no entry for $1" >"$SAW"; return 1; }
+	wait_for "${3:-30}" entry "$1" || { echo "no entry for $1 within ${3:-30} s" >"$SAW"; return 1; }
 	# shellcheck disable=SC2086
 	jq -e $ARGS "$2" "$SAW.entry" >/dev/null && return 0
 	cp "$SAW.entry" "$SAW"
@@ -203,3 +204,23 @@ multipath -f "$MAP" >/dev/null 2>&1
 multipath -w "/dev/$A0" >/dev/null 2>&1
 udevadm settle --timeout=120
 check "scsi_debug can be unloaded after the test" wait_for 60 sdebug_gone
+
+# A hung LU: every command it gets goes unanswered (scsi_debug's opts=4 with every_nth=1;
+# sd's timeout is 30 s).  Its alert still comes at once, with its stack: nothing of the
+# stack is read from the device.  The module's uevents stay off, so that udev does not
+# probe it meanwhile; answering again before it goes, so that its removal does not wait.
+check "scsi_debug with one disk, to hang" sdebug_one_disk
+udevadm settle --timeout=120
+uaectl config --uevents none
+SDEBUG=/sys/bus/pseudo/drivers/scsi_debug
+echo 1 >"$SDEBUG/every_nth" && echo 4 >"$SDEBUG/opts"
+cursor=$(journal_cursor)
+t0=$(($(date +%s%N) / 1000))
+uaectl inject --hctl "$HCTL" --sense $soft >/dev/null
+ARGS="--argjson t0 $t0"
+check "a hung LU's alert is logged within 10 s, with its stack" \
+	has "$HCTL" '.UAEVENTS_STACK == ["nothing"] and
+		(.__REALTIME_TIMESTAMP[0] | tonumber) - $t0 < 10000000'
+echo 0 >"$SDEBUG/opts" && echo 0 >"$SDEBUG/every_nth"
+uaectl config --uevents "$(echo none ua all | cut -d ' ' -f $((UEVENTS + 1)))"
+check "scsi_debug can be unloaded after the hung LU" wait_for 60 sdebug_gone
