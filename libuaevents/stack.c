@@ -43,6 +43,7 @@ struct uae_stack_entry {
 	enum uae_stack_type type;
 	dev_t devno;		/* 0 for mounts and swap files */
 	char *name, *devname, *uuid, *fstype;
+	char *fs_uuid;		/* the filesystem's (udev's ID_FS_UUID), whatever uuid says */
 	bool internal;		/* LVM's own layer: not in the summary */
 	bool other_ns;		/* a live filesystem on it that no host mount shows */
 	struct prop props[MAX_PROPS];
@@ -277,9 +278,9 @@ static bool superblock_of(const struct uae_stack_entry *e)
 		if (access(path, F_OK) == 0)
 			return true;
 	}
-	if (!e->fstype || strcmp(e->fstype, "btrfs") || !e->uuid || strchr(e->uuid, '/'))
+	if (!e->fstype || strcmp(e->fstype, "btrfs") || !e->fs_uuid || strchr(e->fs_uuid, '/'))
 		return false;
-	snprintf(path, sizeof(path), "/sys/fs/btrfs/%s/devices/%s", e->uuid, e->devname);
+	snprintf(path, sizeof(path), "/sys/fs/btrfs/%s/devices/%s", e->fs_uuid, e->devname);
 	return access(path, F_OK) == 0;
 }
 
@@ -354,8 +355,9 @@ static struct uae_stack_entry *add_device(struct uae_stack *s, const struct sour
 	set(&e->devname, name);
 	/* The udev database: what udev's blkid found when the device appeared or changed. */
 	set(&e->fstype, udev_device_get_property_value(d, "ID_FS_TYPE"));
+	set(&e->fs_uuid, udev_device_get_property_value(d, "ID_FS_UUID"));
 	if (!e->uuid)
-		set(&e->uuid, udev_device_get_property_value(d, "ID_FS_UUID"));
+		set(&e->uuid, e->fs_uuid);
 	add_prop(e, "label", udev_device_get_property_value(d, "ID_FS_LABEL"));
 out:
 	udev_device_unref(d);
@@ -429,17 +431,32 @@ static dev_t node_devno(const char *path)
 }
 
 /*
- * A mount of device @devno: by its device number, or for btrfs, whose mounts show an
- * anonymous one (0:N), by the device node it was mounted from.
+ * A mount of device entry @e: by its device number, or, for btrfs, whose mounts show an
+ * anonymous one (0:N), by the device node it was mounted from or one of the same btrfs.
  */
-static bool mount_of(struct libmnt_fs *fs, dev_t devno)
+static bool mount_of(const struct sources *src, struct libmnt_fs *fs,
+		     const struct uae_stack_entry *e)
 {
 	const char *type = mnt_fs_get_fstype(fs), *source = mnt_fs_get_srcpath(fs);
+	struct udev_device *d;
+	dev_t devno;
+	bool same;
 
-	if (mnt_fs_get_devno(fs) == devno)
+	if (mnt_fs_get_devno(fs) == e->devno)
 		return true;
-	return !major(mnt_fs_get_devno(fs)) && type && !strcmp(type, "btrfs") && source &&
-	       node_devno(source) == devno;
+	if (major(mnt_fs_get_devno(fs)) || !type || strcmp(type, "btrfs") || !source)
+		return false;
+	devno = node_devno(source);
+	if (devno == e->devno)
+		return true;
+	/* Another device of the same btrfs (mountinfo names one of them). */
+	if (!devno || !e->fstype || strcmp(e->fstype, "btrfs") || !e->fs_uuid)
+		return false;
+	d = udev_device_new_from_devnum(src->udev, 'b', devno);
+	same = d && udev_device_get_property_value(d, "ID_FS_UUID") &&
+	       !strcmp(udev_device_get_property_value(d, "ID_FS_UUID"), e->fs_uuid);
+	udev_device_unref(d);
+	return same;
 }
 
 /* The host mounts of the device entries from @from on (mount_of()). */
@@ -458,7 +475,7 @@ static void add_mounts(struct uae_stack *s, const struct sources *src, unsigned 
 		while (mnt_table_next_fs(src->mounts, it, &fs) == 0) {
 			struct uae_stack_entry *e;
 
-			if (!mount_of(fs, s->e[i].devno) || !mnt_fs_get_target(fs))
+			if (!mount_of(src, fs, &s->e[i]) || !mnt_fs_get_target(fs))
 				continue;
 			mounted = true;
 			e = add(s, UAE_STACK_MOUNT, (int)i, mnt_fs_get_target(fs));
@@ -478,10 +495,16 @@ static void add_mounts(struct uae_stack *s, const struct sources *src, unsigned 
  */
 static int mount_holding(struct uae_stack *s, const struct sources *src, const char *path)
 {
-	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_iter *it;
 	struct libmnt_fs *fs, *best = NULL;
 	size_t best_len = 0;
+	unsigned int i;
 
+	for (i = 0; i < s->n && s->e[i].type != UAE_STACK_MOUNT; i++)
+		;
+	if (i == s->n)
+		return -1;	/* no mount of its own: no file can be on it */
+	it = mnt_new_iter(MNT_ITER_FORWARD);
 	while (it && src->mounts && mnt_table_next_fs(src->mounts, it, &fs) == 0) {
 		const char *target = mnt_fs_get_target(fs);
 
@@ -494,7 +517,7 @@ static int mount_holding(struct uae_stack *s, const struct sources *src, const c
 	mnt_free_iter(it);
 	for (unsigned int i = 0; best && i < s->n; i++)
 		if (s->e[i].type == UAE_STACK_MOUNT && !strcmp(s->e[i].name, mnt_fs_get_target(best)) &&
-		    mount_of(best, s->e[s->e[i].below].devno))
+		    mount_of(src, best, &s->e[s->e[i].below]))
 			return (int)i;
 	return -1;
 }
@@ -677,6 +700,13 @@ static void summarize(struct uae_stack *s)
 				 e->fstype ? " on " : "", e->name);
 			chain(s, e->below, buf, size);
 		}
+		if (!buf[0]) {	/* LVM's own layers on every named device: the highest named */
+			const struct uae_stack_entry *e = &s->e[top > 0 ? top : top_any];
+
+			snprintf(buf, size, "%s%s%s", e->fstype ?: "", e->fstype ? " on " : "",
+				 e->name);
+			chain(s, e->below, buf, size);
+		}
 		snprintf(buf + strlen(buf), size - strlen(buf), other_ns ?
 			 ", mounted only in another mount namespace" : ", no user seen");
 		other_ns = false;
@@ -804,6 +834,7 @@ struct uae_stack *uae_stack_unref(struct uae_stack *s)
 		free(e->devname);
 		free(e->uuid);
 		free(e->fstype);
+		free(e->fs_uuid);
 		for (unsigned int j = 0; j < e->n_props; j++)
 			free(e->props[j].value);
 	}

@@ -150,19 +150,15 @@ enum reused_try { REUSED_DONE, REUSED_REMOVED, REUSED_AGAIN };
  */
 static enum reused_try remove_reused(const struct uaed_lun *l, const char *disk,
 				     const struct ident *was, const struct ident *now, int round,
-				     bool last)
+				     bool last, const struct uaed_fields *stack)
 {
-	struct uaed_fields stack = { 0 };
 	struct uaed_hold *h;
 	struct ident again;
 	char why[256];
 	bool passing;
-	const char *kept;
+	const char *kept = uaed_lu_hold(l, &h, &passing, why, sizeof(why));
 	int r;
 
-	/* Before it is held or removed: what it holds up, which is why it stays or may go. */
-	uaed_stack_fields_of(&stack, disk);
-	kept = uaed_lu_hold(l, &h, &passing, why, sizeof(why));
 
 	/* The proof that it is another LU, taken again while nothing else can claim it. */
 	if (!kept && (uaed_hold_sg(h) < 0 || asked(uaed_hold_sg(h), &again) < 0 ||
@@ -180,19 +176,16 @@ static enum reused_try remove_reused(const struct uaed_lun *l, const char *disk,
 					disk[0] ? disk : "no block device", now->name, was->name,
 					kept, "UAEVENTS_HCTL=%s", l->hctl, "UAEVENTS_OLD_WWID=%s",
 					was->name, "UAEVENTS_NEW_WWID=%s", now->name,
-					"UAEVENTS_REASON=%s", kept, UAED_FIELDS, &stack);
-		uaed_fields_free(&stack);
+					"UAEVENTS_REASON=%s", kept, UAED_FIELDS, stack);
 		return REUSED_AGAIN;
 	}
 	if (kept) {
-		log_reused(l, disk, was->name, now->name, UAED_KEPT, kept, &stack);
-		uaed_fields_free(&stack);
+		log_reused(l, disk, was->name, now->name, UAED_KEPT, kept, stack);
 		return REUSED_DONE;
 	}
 	r = uaed_lu_delete(l, h);
 	log_reused(l, disk, was->name, now->name, r < 0 ? UAED_FAILED : UAED_REMOVED,
-		   r < 0 ? strerror(-r) : NULL, &stack);
-	uaed_fields_free(&stack);
+		   r < 0 ? strerror(-r) : NULL, stack);
 	return r == 0 ? REUSED_REMOVED : REUSED_DONE;
 }
 
@@ -330,7 +323,17 @@ static void out_of_map(const struct uaed_lun *l, const char *disk, const struct 
 struct reused {
 	struct ident was, now;
 	char disk[32];
+	/* What it held up when found, before out_of_map() took it out of its map. */
+	struct uaed_fields stack;
 };
+
+static void reused_free(struct reused *u)
+{
+	if (u) {
+		uaed_fields_free(&u->stack);
+		free(u);
+	}
+}
 
 struct identity_round {
 	const struct uaed_lun *luns;
@@ -345,7 +348,8 @@ struct identity_round {
 static bool identity_removal(struct identity_round *ir, int i, const struct reused *u,
 			     int round, bool last)
 {
-	enum reused_try t = remove_reused(&ir->luns[i], u->disk, &u->was, &u->now, round, last);
+	enum reused_try t = remove_reused(&ir->luns[i], u->disk, &u->was, &u->now, round, last,
+					  &u->stack);
 
 	if (t == REUSED_REMOVED && ir->n_removed++ < ir->max_removed)
 		ir->removed[ir->n_removed - 1] = ir->luns[i].lun;
@@ -363,7 +367,7 @@ static bool identity_attempt(int i, int round, bool last, void *ctx)
 	if (ir->waiting && ir->waiting[i]) {
 		if (identity_removal(ir, i, ir->waiting[i], round, last))
 			return true;
-		free(ir->waiting[i]);
+		reused_free(ir->waiting[i]);
 		ir->waiting[i] = NULL;
 		return false;
 	}
@@ -387,19 +391,20 @@ static bool identity_attempt(int i, int round, bool last, void *ctx)
 		return false;
 	if (!uaed_lu_disk(l, u.disk, sizeof(u.disk)))
 		u.disk[0] = '\0';
+	/* Before it is taken out of its map, held or removed: what it holds up. */
+	memset(&u.stack, 0, sizeof(u.stack));
+	uaed_stack_fields_of(&u.stack, u.disk);
 	out_of_map(l, u.disk, &u.now);
 	if (!ir->remove) {
-		struct uaed_fields stack = { 0 };
-
-		uaed_stack_fields_of(&stack, u.disk);
-		log_reused(l, u.disk, u.was.name, u.now.name, UAED_LOGGED, NULL, &stack);
-		uaed_fields_free(&stack);
+		log_reused(l, u.disk, u.was.name, u.now.name, UAED_LOGGED, NULL, &u.stack);
+		uaed_fields_free(&u.stack);
 		return false;
 	}
 	/* Kept for the next look only if there is room to keep what it was asked. */
 	keep = last || !ir->waiting ? NULL : malloc(sizeof(*keep));
 	if (!identity_removal(ir, i, &u, round, !keep)) {
 		free(keep);
+		uaed_fields_free(&u.stack);
 		return false;
 	}
 	*keep = u;
@@ -420,7 +425,7 @@ int uaed_check_identity(const struct uaed_lun *luns, int n, const uint64_t *list
 	/* Out of memory: one look each, as the last. */
 	uaed_hold_rounds(n, ir.waiting ? budget_s : 0, NULL, identity_attempt, &ir);
 	for (int i = 0; ir.waiting && i < n; i++)
-		free(ir.waiting[i]);
+		reused_free(ir.waiting[i]);
 	free(ir.waiting);
 	return ir.n_removed;
 }

@@ -138,6 +138,7 @@ int uaed_fields_add(struct uaed_fields *f, const char *name, const char *value)
 		}
 	if (f->n == UAED_FIELDS_MAX) {
 		free(field);
+		f->truncated = true;
 		return -E2BIG;
 	}
 	f->field[f->n++] = field;
@@ -149,6 +150,7 @@ void uaed_fields_free(struct uaed_fields *f)
 	for (unsigned int i = 0; i < f->n; i++)
 		free(f->field[i]);
 	f->n = 0;
+	f->truncated = false;
 }
 
 int uaed_journal_send(const char *format, ...)

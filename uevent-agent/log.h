@@ -10,6 +10,7 @@
 #ifndef UAED_LOG_H
 #define UAED_LOG_H
 
+#include <stdbool.h>
 #include <syslog.h>
 
 #include <systemd/sd-journal.h>
@@ -33,6 +34,7 @@ int uaed_log_result(int r, const char *action);
 struct uaed_fields {
 	char *field[UAED_FIELDS_MAX];
 	unsigned int n;
+	bool truncated;		/* a field was left out: there was no room */
 };
 extern const char UAED_FIELDS[];
 /* Adds NAME=@value (unless empty, or the same field is there); -E2BIG when full. */

@@ -107,7 +107,7 @@ void uaed_stack_fields(struct uaed_fields *f, struct uae_stack *s, int err)
 			add_chain(f, e);
 	}
 	/* The first fields came first: the summary, then the stack from the LU up. */
-	if (f->n == UAED_FIELDS_MAX) {
+	if (f->truncated) {
 		free(f->field[f->n - 1]);
 		f->field[f->n - 1] = strdup("UAEVENTS_STACK_TRUNCATED=1");
 		if (!f->field[f->n - 1])

@@ -324,8 +324,15 @@ static int stack_of(struct daemon *d, struct uae_event *ev, struct uae_stack **r
 	 */
 	if (devname && devname[0] && wwid && wwid[0]) {
 		snprintf(path, sizeof(path), "/sys/class/block/%s/device/wwid", devname);
-		if (uaed_sysfs_readat(AT_FDCWD, path, now, sizeof(now)) == 0 && strcmp(now, wwid))
-			return -ESTALE;
+		/* As the module carries it: printable ASCII, anything else '_'; cut: unknown. */
+		if (uaed_sysfs_readat(AT_FDCWD, path, now, sizeof(now)) == 0 &&
+		    strlen(now) < sizeof(now) - 1) {
+			for (char *c = now; *c; c++)
+				if (*c < 0x20 || *c > 0x7e)
+					*c = '_';
+			if (strcmp(now, wwid))
+				return -ESTALE;
+		}
 	}
 	return uae_device_stack_new(d->stacks, devname && devname[0] ? devname :
 				    uae_event_get_hctl(ev), 0, ret);

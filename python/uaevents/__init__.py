@@ -168,7 +168,7 @@ class Event:
     class_rule: int
     #: what sits above the device when the event was received (Monitor(stack=True));
     #: None otherwise, or when it has no block device (gone, a tape)
-    stack: Optional["Stack"] = None
+    stack: Optional["Stack"] = dataclasses.field(default=None, compare=False)
 
     @classmethod
     def _from(cls, ev) -> "Event":
@@ -211,7 +211,8 @@ class StackEntry:
     uuid: Optional[str]             #: a map's WWID, a filesystem's or LUKS UUID
     fstype: Optional[str]           #: "ext4", "LVM2_member", "swap"
     below: Optional[int]            #: index of the entry it sits on; None for the device
-    properties: Mapping[str, str]   #: "fs_root", "k8s_pod_uid", "k8s_volume", ...
+    #: "fs_root", "k8s_pod_uid", "k8s_volume", ... (not compared: entries stay hashable)
+    properties: Mapping[str, str] = dataclasses.field(compare=False)
 
 
 @dataclass(frozen=True)
