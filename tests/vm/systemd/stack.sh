@@ -26,8 +26,10 @@ set -- $(for h in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*; do basename
 H1=$1 H2=$2
 disk_of() { basename "$(ls -d /sys/class/scsi_device/"$1"/device/block/*)"; }
 A0=$(disk_of "$H1:0:0:0") B0=$(disk_of "$H2:0:0:0")
-A1=$(disk_of "$H1:0:0:1") A2=$(disk_of "$H1:0:0:2") A3=$(disk_of "$H1:0:0:3")
-tap_diag "LU0 $A0 $B0, LU1 $A1, LU2 $A2, LU3 $A3"
+# LUs 1 to 3 through the last host's paths: on 6.1, scsi_debug's first host answers no
+# I/O (DID_NO_CONNECT) once a second host shares its store; LU0's map fails over.
+B1=$(disk_of "$H2:0:0:1") B2=$(disk_of "$H2:0:0:2") B3=$(disk_of "$H2:0:0:3")
+tap_diag "LU0 $A0 $B0, LU1 $B1, LU2 $B2, LU3 $B3"
 
 # LU0: the map, a volume at 1 MiB, LVM, ext4, the kubelet-like bind, a loop, a swap file.
 multipath -a "/dev/$A0" >/dev/null
@@ -57,7 +59,7 @@ truncate -s 8M /srv/data/loop.img && LOOP=$(losetup -f --show /srv/data/loop.img
 dd if=/dev/zero of=/srv/data/swapfile bs=1M count=16 status=none && chmod 600 /srv/data/swapfile
 mkswap -q /srv/data/swapfile && swapon /srv/data/swapfile
 # LU1: LUKS2 on a volume at 70 MiB (its header takes 16 MiB), swap on that.
-dmsetup create uaetest-swap --table "0 81920 linear $(cat "/sys/block/$A1/dev") 143360"
+dmsetup create uaetest-swap --table "0 81920 linear $(cat "/sys/block/$B1/dev") 143360"
 head -c 32 /dev/urandom >/run/uaetest/key
 cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
 	--key-file /run/uaetest/key /dev/mapper/uaetest-swap &&
@@ -65,7 +67,7 @@ cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 10
 udevadm settle --timeout=120
 mkswap -q /dev/mapper/uaetest-crypt && swapon /dev/mapper/uaetest-crypt
 # LU2: ext4 on a volume at 115 MiB, mounted in a mount namespace of its own only.
-dmsetup create uaetest-ns --table "0 61440 linear $(cat "/sys/block/$A2/dev") 235520"
+dmsetup create uaetest-ns --table "0 61440 linear $(cat "/sys/block/$B2/dev") 235520"
 mkfs.ext4 -q -F /dev/mapper/uaetest-ns
 mkdir -p /mnt/uaetest-ns
 unshare -m --propagation private sh -c 'mount /dev/mapper/uaetest-ns /mnt/uaetest-ns &&
@@ -102,7 +104,7 @@ monitoring() { grep -q '^UDEV - ' /tmp/stack-udev.log; }
 check "udevadm monitor listens" wait_for 10 monitoring
 cursor=$(journal_cursor)
 soft=700006000000000a00000000380700000000
-for hctl in "$H1:0:0:0" "$H2:0:0:0" "$H1:0:0:1" "$H1:0:0:2" "$H1:0:0:3"; do
+for hctl in "$H1:0:0:0" "$H2:0:0:0" "$H2:0:0:1" "$H2:0:0:2" "$H2:0:0:3"; do
 	uaectl inject --hctl "$hctl" --sense $soft >/dev/null
 done
 # entry HCTL: uaeventd's alert for HCTL since the cursor, its fields as sorted arrays.
@@ -149,15 +151,15 @@ subscribed() {
 }
 check "uaectl monitor --json --stack: the event came with its stack" wait_for 30 subscribed
 kill "$SUB" 2>/dev/null; wait "$SUB" 2>/dev/null
-check "LU1: swap on dm-crypt on its volume, nothing else" has "$H1:0:0:1" \
+check "LU1: swap on dm-crypt on its volume, nothing else" has "$H2:0:0:1" \
 	'.UAEVENTS_STACK == ["swap on uaetest-crypt on uaetest-swap"] and
 	 .UAEVENTS_SWAP == ["uaetest-crypt"] and .UAEVENTS_CRYPT == ["uaetest-crypt"] and
 	 ([keys[] | select(test("MAP|MOUNT|LOOP|LV|K8S|OTHER_NS"))] | length) == 0'
 check "LU2: a filesystem mounted only in another mount namespace, and no mount of the host's" \
-	has "$H1:0:0:2" \
+	has "$H2:0:0:2" \
 	'.UAEVENTS_STACK_OTHER_NS == ["1"] and .UAEVENTS_MOUNT == null and
 	 .UAEVENTS_STACK == ["ext4 on uaetest-ns, mounted only in another mount namespace"]'
-check "LU3: nothing above it, said in the message, and no other stack field" has "$H1:0:0:3" \
+check "LU3: nothing above it, said in the message, and no other stack field" has "$H2:0:0:3" \
 	'.UAEVENTS_STACK == ["nothing"] and (.MESSAGE[0] | contains("; nothing above it")) and
 	 ([keys[] | select(test("MAP|MOUNT|LOOP|LV|K8S|OTHER_NS|SWAP|CHAIN"))] | length) == 0'
 check "LU0's chains: the swap file's, down to the disk" has "$H1:0:0:0" \
@@ -177,10 +179,10 @@ umount "$KUBE"
 swapoff /dev/mapper/uaetest-crypt
 cursor=$(journal_cursor)
 uaectl inject --hctl "$H1:0:0:0" --sense $soft >/dev/null
-uaectl inject --hctl "$H1:0:0:1" --sense $soft >/dev/null
+uaectl inject --hctl "$H2:0:0:1" --sense $soft >/dev/null
 check "after the kubelet volume went: LU0's next alert names /srv/data only" has "$H1:0:0:0" \
 	'.UAEVENTS_MOUNT == ["/srv/data"] and .UAEVENTS_K8S_VOLUME == null'
-check "after swapoff: LU1's next alert says no user of its swap volume is seen" has "$H1:0:0:1" \
+check "after swapoff: LU1's next alert says no user of its swap volume is seen" has "$H2:0:0:1" \
 	'.UAEVENTS_STACK == ["swap on uaetest-crypt on uaetest-swap, no user seen"] and
 	 .UAEVENTS_SWAP == null'
 uaectl stack --json "$A0" >"$SAW.json" 2>&1
