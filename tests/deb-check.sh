@@ -30,7 +30,8 @@ has uaevents /usr/bin/uaectl /usr/sbin/uaeventd /lib/systemd/system/uaeventd.ser
 	/usr/libexec/uaevents/uaevents-mail \
 	/etc/uaevents/uaeventd.conf /etc/uaevents/hooks.d/ \
 	/usr/share/bash-completion/completions/uaectl \
-	/usr/share/man/man1/uaectl.1.gz /usr/share/man/man8/uaeventd.8.gz
+	/usr/share/man/man1/uaectl.1.gz /usr/share/man/man5/uaeventd.conf.5.gz \
+	/usr/share/man/man8/uaeventd.8.gz
 result $? "uaevents ships the tools, unit, rules, catalog, hooks, configuration and man pages"
 deb=$(ls "$out/uaevents_${version}_"*.deb 2>/dev/null)
 # The library's version it needs is the newest its symbols file names (dpkg-shlibdeps).

@@ -34,7 +34,7 @@ result $((! $?)) "internals stay internal"
 
 man3=$(cd "$top/man" && ls ./*.3 | sed 's|^\./|man3/|')
 # shellcheck disable=SC2086
-for page in man1/uaectl.1 man8/uaeventd.8 $man3; do
+for page in man1/uaectl.1 man5/uaeventd.conf.5 man8/uaeventd.8 $man3; do
 	file=$(find "$dest" -path "*/man/$page" | head -n 1)
 	warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -l "$file" 2>&1 >/dev/null)
 	[ -n "$file" ] && [ -z "$warnings" ] && LC_ALL=C.UTF-8 man -l "$file" 2>/dev/null | grep -q NAME
