@@ -200,7 +200,7 @@ struct uae_kernel_stats {
 	uint32_t history_size;
 	uint64_t lost_unread;		/* fell out of the history before anyone read them */
 	uint64_t coalesced;		/* occurrences folded into a storm's event */
-	uint64_t alloc_failed;		/* not captured: no memory */
+	uint64_t alloc_failed;		/* not multicast or no uevent sent: no memory */
 	uint64_t queue_full;		/* not captured: too many waiting for delivery (a gap) */
 	uint64_t mcast_overflow;	/* a subscriber's socket overflowed */
 	uint32_t coalesce_ms;

@@ -6,11 +6,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <limits.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -131,7 +135,7 @@ int cmd_status(int argc, char **argv)
 	printf("History:           %u slots, oldest event held %" PRIu64 "\n",
 	       st.history_size, st.history_first_seq);
 	printf("Lost:              %" PRIu64 " fell out of the history unread, %" PRIu64
-	       " not captured (no memory), %" PRIu64 " not captured (queue full), %" PRIu64
+	       " not sent (no memory), %" PRIu64 " not captured (queue full), %" PRIu64
 	       " hook calls skipped by the kernel\n",
 	       st.lost_unread, st.alloc_failed, st.queue_full, st.probe_missed);
 	printf("Coalesced:         %" PRIu64 " occurrences\n", st.coalesced);
@@ -150,10 +154,35 @@ static int parse_hctl(const char *arg, struct uae_inject *in)
 	return 0;
 }
 
+/*
+ * The SCSI device behind a disk or sg name ("sda", "/dev/sda", "sg2"): its sysfs "device"
+ * link ends in H:C:T:L.  Only sysfs is read; a partition has no such link and is refused.
+ */
+static int parse_device(const char *arg, struct uae_inject *in)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	const char *name = arg, *hctl;
+	ssize_t len;
+
+	if (!strncmp(name, "/dev/", 5))
+		name += 5;
+	if (!name[0] || strchr(name, '/') || strlen(name) > NAME_MAX)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/sys/class/%s/%s/device",
+		 strncmp(name, "sg", 2) ? "block" : "scsi_generic", name);
+	len = readlink(path, link, sizeof(link) - 1);
+	if (len < 0)
+		return -ENODEV;
+	link[len] = '\0';
+	hctl = strrchr(link, '/');
+	return parse_hctl(hctl ? hctl + 1 : link, in) < 0 ? -ENODEV : 0;
+}
+
 int cmd_inject(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "hctl", required_argument, NULL, 'd' },
+		{ "device", required_argument, NULL, 'D' },
 		{ "sense", required_argument, NULL, 's' },
 		{ "host-byte", required_argument, NULL, 'H' },
 		{ "status", required_argument, NULL, 'S' },
@@ -173,6 +202,14 @@ int cmd_inject(int argc, char **argv)
 		case 'd':
 			if (parse_hctl(optarg, &in) < 0)
 				goto usage;
+			have_device = true;
+			break;
+		case 'D':
+			r = parse_device(optarg, &in);
+			if (r < 0) {
+				fprintf(stderr, "uaectl: %s is not a SCSI disk or sg device\n", optarg);
+				return EXIT_USAGE;
+			}
 			have_device = true;
 			break;
 		case 's':
@@ -211,7 +248,7 @@ int cmd_inject(int argc, char **argv)
 	r = uae_inject(&in);
 	return r < 0 ? fail("cannot inject", r) : EXIT_OK;
 usage:
-	fprintf(stderr, "Usage: uaectl inject --hctl H:C:T:L [--sense HEX] [--host-byte B] "
+	fprintf(stderr, "Usage: uaectl inject --hctl H:C:T:L|--device DEV [--sense HEX] [--host-byte B] "
 		"[--status S] [--kind ua|error|timeout|sgio] [--count N]\n");
 	return EXIT_USAGE;
 }

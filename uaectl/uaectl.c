@@ -31,7 +31,7 @@ static void usage(FILE *f)
 		"  status [--json]             the module's counters and settings\n"
 		"  config [--coalesce-ms MS] [--uevents none|ua|all]   change settings (root)\n"
 		"  clear-history               forget the kernel's history (root)\n"
-		"  inject --hctl H:C:T:L [--sense HEX] [--host-byte B] [--status S]\n"
+		"  inject --hctl H:C:T:L|--device DEV [--sense HEX] [--host-byte B] [--status S]\n"
 		"         [--kind ua|error|timeout|sgio] [--count N]\n"
 		"                              a synthetic event for testing (root)\n"
 		"  decode [--json] [--host-byte B] [--status S] HEX...\n"

@@ -136,7 +136,7 @@ enum uaevents_attr {
 	UAEVENTS_ATTR_STAT_HISTORY_FIRST_SEQ,	/* u64: oldest event held, 0 if none */
 	UAEVENTS_ATTR_STAT_LOST_UNREAD,		/* u64: fell out of the history unread */
 	UAEVENTS_ATTR_STAT_COALESCED,		/* u64: occurrences folded into others */
-	UAEVENTS_ATTR_STAT_ALLOC_FAILED,	/* u64: not captured: no memory */
+	UAEVENTS_ATTR_STAT_ALLOC_FAILED,	/* u64: not multicast, or no uevent: no memory */
 	UAEVENTS_ATTR_STAT_QUEUE_FULL,		/* u64: not captured: max_pending */
 	UAEVENTS_ATTR_STAT_MCAST_OVERFLOW,	/* u64: a subscriber's socket overflowed */
 	/*
