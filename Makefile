@@ -80,7 +80,7 @@ GUEST_SCRIPTS_a ?= journal.sh running.sh rescan.sh removal.sh multipath.sh stack
 	state.sh reconcile.sh
 # upgrade.sh installs the same tree built as a newer version over them; purge.sh removes
 # the package, so it comes last.
-GUEST_SCRIPTS_b ?= empty-target.sh floods.sh reuse.sh reload.sh owed.sh upgrade.sh lio.sh metrics.sh \
+GUEST_SCRIPTS_b ?= readme.sh empty-target.sh floods.sh reuse.sh reload.sh owed.sh upgrade.sh lio.sh metrics.sh \
 	python.sh purge.sh
 # Seconds before one busybox VM or one systemd guest is stopped: a hang ends as a failure
 # with the summary, well inside CI's 90 minutes; the whole run stops at CHECK_TIMEOUT.

@@ -60,6 +60,17 @@ shipped=missing
 [ -z "$readme" ] || shipped=shipped
 [ $rc -eq 0 ] || echo "# README.Debian $shipped; settings not in uaeventd.conf:${missing:- none}"
 result $rc "uaevents ships README.Debian, whose settings are all uaeventd.conf's"
+# The guides (issue 32), where README.Debian sends the reader; dh_compress compresses them.
+doc=/usr/share/doc/uaevents
+names_guides() {
+	for g in admin-guide.md messages.md health.md; do
+		echo "$readme" | grep -q "$doc/$g" || { echo "# README.Debian does not name $g"; return 1; }
+	done
+}
+has uaevents $doc/README.md.gz $doc/admin-guide.md.gz $doc/messages.md.gz $doc/health.md.gz \
+	$doc/metrics.md.gz $doc/scripting.md.gz $doc/design-module.md.gz $doc/design-daemon.md.gz &&
+	names_guides
+result $? "uaevents ships the guides in $doc, and README.Debian names them"
 has libuaevents-dev /usr/include/libuaevents.h /usr/share/man/man3/libuaevents.3.gz \
 	"/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pkgconfig/uaevents.pc"
 result $? "libuaevents-dev ships the header, the pkg-config file and the API's man page"

@@ -45,23 +45,36 @@ rm -rf "$root" "$out/disk.img" "$out/tap.log" "$out/console.log"
 mkdir -p "$root"
 tar -xf "$tarball" -C "$root"
 
-# As an administrator would: apt installs the packages and pulls in what they need.
-mkdir -p "$root/tmp/debs"
+# As an administrator would, with README.md's own command, so that it cannot rot: apt
+# installs the packages from ./build/deb and pulls in what they need.  Only its question
+# is answered (APT::Get::Assume-Yes), as a person at the terminal would.
+install_cmd=$(awk '/^<!-- install: /{ want = 1; next } want && /^```sh$/{ inside = 1; next }
+	inside && /^```$/{ exit } inside { print }' "$here/../../README.md" | sed 's/\\$//' | tr -s ' \n' '  ')
+case $install_cmd in
+"apt install ./build/deb/"*) ;;
+*)
+	echo "run-guest: README.md has no apt install command after its <!-- install: --> line" >&2
+	exit 1
+	;;
+esac
+mkdir -p "$root/tmp/uaevents/build/deb"
 for p in uaevents-dkms libuaevents1 uaevents python3-uaevents; do
-	cp "$debdir/${p}_"*.deb "$root/tmp/debs/"
+	cp "$debdir/${p}_"*.deb "$root/tmp/uaevents/build/deb/"
 done
+echo 'APT::Get::Assume-Yes "true";' >"$root/tmp/uaevents/yes.conf"
 mount -t proc proc "$root/proc"
 mount -t sysfs sysfs "$root/sys"
 mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
-chroot "$root" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-	--no-install-recommends /tmp/debs/*.deb' >"$out/install.log" 2>&1 || {
+echo "run-guest: README's command: $install_cmd" >"$out/install.log"
+chroot "$root" sh -c "cd /tmp/uaevents && APT_CONFIG=/tmp/uaevents/yes.conf \
+	DEBIAN_FRONTEND=noninteractive $install_cmd" >>"$out/install.log" 2>&1 </dev/null || {
 	tail -n 40 "$out/install.log" >&2
-	echo "run-guest: installing the packages failed" >&2
+	echo "run-guest: installing the packages with README's command failed" >&2
 	exit 1
 }
 cleanup
-rm -rf "$root/tmp/debs"
+rm -rf "$root/tmp/uaevents"
 # Newer packages for upgrade.sh, which installs them as an upgrade while events flow.
 if [ -n "${UAE_UPGRADE_DEBDIR:-}" ]; then
 	mkdir -p "$root/var/cache/uaevents-upgrade"
@@ -78,7 +91,8 @@ fi
 # The test: a unit that runs after boot, reports TAP on the second serial port and
 # powers the guest off.
 mkdir -p "$root/usr/local/lib/uae-test"
-cp "$here/guest/lib.sh" "$here/systemd/"*.sh "$here/../python/"*.py "$root/usr/local/lib/uae-test/"
+cp "$here/guest/lib.sh" "$here/systemd/"*.sh "$here/../python/"*.py "$here/../../README.md" \
+	"$root/usr/local/lib/uae-test/"
 limit=${UAE_VM_TIMEOUT:-2400}
 cat >"$root/etc/systemd/system/uae-test.service" <<UNIT
 [Unit]
