@@ -1,6 +1,6 @@
 #!/bin/sh
 # End-to-end test in the VM: real UAs from scsi_debug reach uaectl monitor and the journal.
-# tap-plan: 23
+# tap-plan: 24
 . /bin/lib.sh
 
 
@@ -82,7 +82,7 @@ pager_pid=$!
 pager_monitor_waits() {
 	for p in /proc/[0-9]*; do
 		case "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" in
-		"uaectl monitor --json --filter category=space "*)
+		"uaectl monitor --json --filter event=THIN_PROVISIONING_SOFT_THRESHOLD_REACHED "*)
 			pager_mon=${p#/proc/}
 			waits_in_poll "$pager_mon" && return 0 ;;
 		esac
@@ -98,7 +98,16 @@ uaectl inject --hctl "$HCTL" --sense 700006000000000a00000000380700000000
 check "the C example received the low-space event through its filter, and exited" \
 	wait_for 15 sh -c "grep -q 'THIN_PROVISIONING_SOFT_THRESHOLD_REACHED on $DISK ($HCTL), category space' /tmp/example.out && ! kill -0 $example_pid 2>/dev/null"
 check "the pager script paged once, with the device" \
-	wait_for 15 sh -c "grep -q '^Thin pool low on space behind $DISK ($HCTL' /tmp/pages"
+	wait_for 15 sh -c "grep -q '^Thin pool low on or out of space behind $DISK ($HCTL' /tmp/pages"
+# A full pool fails writes: an error event (27h/07h) with no category, which the pager
+# must not miss.
+uaectl inject --hctl "$HCTL" --kind error --sense 700007000000000a00000000270700000000
+paged_full() {
+	grep -c '^Thin pool low on or out of space behind' /tmp/pages >"$SAW"
+	grep -q "SPACE_ALLOCATION_FAILED_WRITE_PROTECT" /tmp/pages
+}
+check "the pager script paged again for a pool out of space (an error, no category)" \
+	wait_for 15 paged_full
 # The script and its pipeline's uaectl monitor (a TERM to the script leaves it running):
 # a subscriber left behind would read the events of the checks below.
 kill "$pager_pid" ${pager_mon:-} 2>/dev/null
@@ -120,7 +129,10 @@ seq_complete() {
 check "sequence numbers run 1..n without a gap, one instance, gap 0" seq_complete
 n=$(jq -s length /tmp/monitor.json)
 # uaeventd logs each event on its own time: wait for the last entry; more than n fails.
-journal_holds() { [ "$(journalctl -o json UAEVENTS_KIND=ua | jq -s length)" -eq "$1" ]; }
+# (Two matches of one field are alternatives: the UAs and the pager's out-of-space error.)
+journal_holds() {
+	[ "$(journalctl -o json UAEVENTS_KIND=ua UAEVENTS_KIND=error | jq -s length)" -eq "$1" ]
+}
 check "the journal holds one entry per event ($n)" wait_for 15 journal_holds "$n"
 
 # A replay is queued in the library, on no socket: the monitor's fd must still poll
