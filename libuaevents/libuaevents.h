@@ -309,6 +309,10 @@ const char *uae_stack_entry_get_uuid(struct uae_stack_entry *e);
 const char *uae_stack_entry_get_fstype(struct uae_stack_entry *e);
 /* An open-ended property (see enum uae_stack_type), or NULL. */
 const char *uae_stack_entry_get_property(struct uae_stack_entry *e, const char *key);
+/* The key of the entry's property number @i (from 0) that is set; NULL past the last. */
+const char *uae_stack_entry_get_property_key(struct uae_stack_entry *e, unsigned int i);
+/* 1 when nothing else of its stack sits on @e: it tops a chain (a mount or swap may too). */
+int uae_stack_entry_is_top(struct uae_stack_entry *e);
 
 /* A message for a negative errno returned by this library. */
 const char *uae_strerror(int err);

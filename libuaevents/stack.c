@@ -632,12 +632,11 @@ static void chain(struct uae_stack *s, int at, char *buf, size_t size)
 }
 
 /* Entry @i, a device, is a top of the stack: nothing sits on it. */
-static bool is_top(const struct uae_stack *s, unsigned int i)
+/* A device nothing sits on: the top of a chain the summary names. */
+static bool is_top(struct uae_stack *s, unsigned int i)
 {
-	for (unsigned int j = i + 1; j < s->n; j++)
-		if (s->e[j].below == (int)i)
-			return false;
-	return s->e[i].type != UAE_STACK_MOUNT && s->e[i].type != UAE_STACK_SWAP;
+	return uae_stack_entry_is_top(&s->e[i]) && s->e[i].type != UAE_STACK_MOUNT &&
+	       s->e[i].type != UAE_STACK_SWAP;
 }
 
 static void summarize(struct uae_stack *s)
@@ -800,9 +799,10 @@ int uae_device_stack_new(struct uae_stack_cache *cache, const char *device, unsi
 			break;
 	}
 	add_swaps(s, &src);
-	summarize(s);
+	/* Set once the array no longer moves: the summary walks entries through it. */
 	for (unsigned int i = 0; i < s->n; i++)
 		s->e[i].stack = s;
+	summarize(s);
 	*ret = s;
 	s = NULL;
 	r = 0;
@@ -898,6 +898,29 @@ const char *uae_stack_entry_get_uuid(struct uae_stack_entry *e)
 const char *uae_stack_entry_get_fstype(struct uae_stack_entry *e)
 {
 	return e ? e->fstype : NULL;
+}
+
+/* Entries are added above what they sit on: only a later one can sit on @e. */
+int uae_stack_entry_is_top(struct uae_stack_entry *e)
+{
+	if (!e)
+		return 0;
+	for (unsigned int j = e->index + 1; j < e->stack->n; j++)
+		if (e->stack->e[j].below == (int)e->index)
+			return 0;
+	return 1;
+}
+
+const char *uae_stack_entry_get_property_key(struct uae_stack_entry *e, unsigned int i)
+{
+	if (!e)
+		return NULL;
+	/* The two kept as flags come first, when set. */
+	if (e->internal && i-- == 0)
+		return "internal";
+	if (e->other_ns && i-- == 0)
+		return "other_namespaces";
+	return i < e->n_props ? e->props[i].key : NULL;
 }
 
 const char *uae_stack_entry_get_property(struct uae_stack_entry *e, const char *key)

@@ -13,11 +13,6 @@
 #include "libuaevents.h"
 #include "uaectl.h"
 
-static const char *const props[] = {
-	"internal", "other_namespaces", "label", "md_level", "backing_file", "fs_root", "ro",
-	"k8s_pod_uid", "k8s_volume", "k8s_plugin", "k8s_driver", "k8s_staging",
-};
-
 static unsigned int index_of(struct uae_stack *s, struct uae_stack_entry *e)
 {
 	unsigned int i = 0;
@@ -51,11 +46,10 @@ json_object *uaectl_stack_json(struct uae_stack *s)
 		add_str(j, "fstype", uae_stack_entry_get_fstype(e));
 		json_object_object_add(j, "below", below ?
 				       json_object_new_int((int)index_of(s, below)) : NULL);
-		for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
-			const char *v = uae_stack_entry_get_property(e, props[i]);
+		for (unsigned int i = 0; uae_stack_entry_get_property_key(e, i); i++) {
+			const char *key = uae_stack_entry_get_property_key(e, i);
 
-			if (v)
-				add_str(p, props[i], v);
+			add_str(p, key, uae_stack_entry_get_property(e, key));
 		}
 		json_object_object_add(j, "properties", p);
 		json_object_array_add(entries, j);

@@ -12,16 +12,6 @@
 
 #include "stack-fields.h"
 
-/* An entry nothing else sits on: the top of one chain. */
-static bool is_top(struct uae_stack *s, struct uae_stack_entry *e)
-{
-	for (struct uae_stack_entry *x = uae_stack_get_first(s); x;
-	     x = uae_stack_entry_get_next(x))
-		if (uae_stack_entry_get_below(x) == e)
-			return false;
-	return true;
-}
-
 static void add_chain(struct uaed_fields *f, struct uae_stack_entry *e)
 {
 	char chain[1024];
@@ -103,7 +93,7 @@ void uaed_stack_fields(struct uaed_fields *f, struct uae_stack *s, int err)
 			uaed_fields_add(f, "UAEVENTS_FS_UUID", uae_stack_entry_get_uuid(e));
 		if (uae_stack_entry_get_property(e, "other_namespaces"))
 			uaed_fields_add(f, "UAEVENTS_STACK_OTHER_NS", "1");
-		if (uae_stack_entry_get_below(e) && is_top(s, e))
+		if (uae_stack_entry_get_below(e) && uae_stack_entry_is_top(e))
 			add_chain(f, e);
 	}
 	/* The first fields came first: the summary, then the stack from the LU up. */

@@ -95,11 +95,9 @@ _stack_first = _fn("uae_stack_get_first", _p, _p)
 _entry_next = _fn("uae_stack_entry_get_next", _p, _p)
 _entry_below = _fn("uae_stack_entry_get_below", _p, _p)
 _entry_property = _fn("uae_stack_entry_get_property", _str, _p, _str)
+_entry_property_key = _fn("uae_stack_entry_get_property_key", _str, _p, ctypes.c_uint)
 _entry_get = {k: _fn("uae_stack_entry_get_" + k, _str, _p)
               for k in ("type_name", "name", "devname", "uuid", "fstype")}
-# The properties an entry may have (uae_device_stack_new(3)).
-_PROPERTIES = ("internal", "other_namespaces", "label", "md_level", "backing_file", "fs_root",
-               "ro", "k8s_pod_uid", "k8s_volume", "k8s_plugin", "k8s_driver", "k8s_staging")
 
 
 def _error(r: int, what: str) -> OSError:
@@ -244,10 +242,12 @@ def _stack_from(s) -> Stack:
         v = {k: g(e) for k, g in _entry_get.items()}
         v = {k: x.decode("utf-8", "replace") if x is not None else None for k, x in v.items()}
         props = {}
-        for key in _PROPERTIES:
-            x = _entry_property(e, key.encode())
+        i = 0
+        while (key := _entry_property_key(e, i)) is not None:
+            x = _entry_property(e, key)
             if x is not None:
-                props[key] = x.decode("utf-8", "replace")
+                props[key.decode()] = x.decode("utf-8", "replace")
+            i += 1
         below = _entry_below(e)
         entries.append(StackEntry(type=v["type_name"], name=v["name"] or "",
                                   devname=v["devname"], uuid=v["uuid"], fstype=v["fstype"],
