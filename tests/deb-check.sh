@@ -60,17 +60,26 @@ shipped=missing
 [ -z "$readme" ] || shipped=shipped
 [ $rc -eq 0 ] || echo "# README.Debian $shipped; settings not in uaeventd.conf:${missing:- none}"
 result $rc "uaevents ships README.Debian, whose settings are all uaeventd.conf's"
-# The guides (issue 32), where README.Debian sends the reader; dh_compress compresses them.
+# The guides (issue 32), where README.Debian and the unit's Documentation= send the reader
+# (dh_compress compresses those over 4 kB: either name).
 doc=/usr/share/doc/uaevents
-names_guides() {
-	for g in admin-guide.md messages.md health.md; do
-		echo "$readme" | grep -q "$doc/$g" || { echo "# README.Debian does not name $g"; return 1; }
+guides_shipped() {
+	deb=$(ls "$out/uaevents_${version}_"*.deb) || return 1
+	list=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|')
+	for g in README admin-guide messages health metrics scripting design-module design-daemon; do
+		echo "$list" | grep -qxE "$doc/$g\.md(\.gz)?" || { echo "# uaevents lacks $doc/$g.md"; return 1; }
+	done
+	for g in admin-guide messages health; do
+		echo "$readme" | grep -qE "$doc/$g\.md(\.gz)?" ||
+			{ echo "# README.Debian does not name $doc/$g.md"; return 1; }
+	done
+	for f in $(sed -n 's/^Documentation=//p' "$top/uevent-agent/uaeventd.service" | tr ' ' '\n' |
+		sed -n 's|^file:||p'); do
+		echo "$list" | grep -qx "$f" || { echo "# the unit's Documentation= names $f, not shipped"; return 1; }
 	done
 }
-has uaevents $doc/README.md.gz $doc/admin-guide.md.gz $doc/messages.md.gz $doc/health.md.gz \
-	$doc/metrics.md.gz $doc/scripting.md.gz $doc/design-module.md.gz $doc/design-daemon.md.gz &&
-	names_guides
-result $? "uaevents ships the guides in $doc, and README.Debian names them"
+guides_shipped
+result $? "uaevents ships the guides in $doc; README.Debian and the unit name them"
 has libuaevents-dev /usr/include/libuaevents.h /usr/share/man/man3/libuaevents.3.gz \
 	"/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pkgconfig/uaevents.pc"
 result $? "libuaevents-dev ships the header, the pkg-config file and the API's man page"

@@ -155,27 +155,35 @@ static int parse_hctl(const char *arg, struct uae_inject *in)
 }
 
 /*
- * The SCSI device behind a disk or sg name ("sda", "/dev/sda", "sg2"): its sysfs "device"
- * link ends in H:C:T:L.  Only sysfs is read; a partition has no such link and is refused.
+ * The SCSI device behind a disk or sg name ("sda", "/dev/sda", "/dev/disk/by-id/...",
+ * "sg2"): its sysfs "device" link ends in H:C:T:L.  Only sysfs is read, and a link under
+ * /dev followed; -ENODEV: no such device, -ENOTTY: one that is not a SCSI disk or sg
+ * device (a partition, a virtio or NVMe disk).
  */
 static int parse_device(const char *arg, struct uae_inject *in)
 {
-	char path[PATH_MAX], link[PATH_MAX];
+	char path[PATH_MAX], link[PATH_MAX], real[PATH_MAX];
 	const char *name = arg, *hctl;
 	ssize_t len;
 
-	if (!strncmp(name, "/dev/", 5))
-		name += 5;
+	if (!strncmp(name, "/dev/", 5)) {
+		if (!realpath(name, real) || strncmp(real, "/dev/", 5))
+			return -ENODEV;
+		name = real + 5;
+	}
 	if (!name[0] || strchr(name, '/') || strlen(name) > NAME_MAX)
-		return -EINVAL;
-	snprintf(path, sizeof(path), "/sys/class/%s/%s/device",
+		return -ENODEV;
+	snprintf(path, sizeof(path), "/sys/class/%s/%s",
 		 strncmp(name, "sg", 2) ? "block" : "scsi_generic", name);
+	if (access(path, F_OK) < 0)
+		return -ENODEV;
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/device");
 	len = readlink(path, link, sizeof(link) - 1);
 	if (len < 0)
-		return -ENODEV;
+		return -ENOTTY;
 	link[len] = '\0';
 	hctl = strrchr(link, '/');
-	return parse_hctl(hctl ? hctl + 1 : link, in) < 0 ? -ENODEV : 0;
+	return parse_hctl(hctl ? hctl + 1 : link, in) < 0 ? -ENOTTY : 0;
 }
 
 int cmd_inject(int argc, char **argv)
@@ -207,7 +215,8 @@ int cmd_inject(int argc, char **argv)
 		case 'D':
 			r = parse_device(optarg, &in);
 			if (r < 0) {
-				fprintf(stderr, "uaectl: %s is not a SCSI disk or sg device\n", optarg);
+				fprintf(stderr, "uaectl: %s: %s\n", optarg, r == -ENODEV ?
+					"no such block or sg device" : "not a SCSI disk or sg device");
 				return EXIT_USAGE;
 			}
 			have_device = true;

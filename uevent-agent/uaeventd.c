@@ -109,9 +109,12 @@ static void format_message(struct uae_event *ev, struct uae_stack *stack, char *
 		snprintf(buf + n, size - n, " [injected test event]");
 }
 
-/* @stack: what sits above its LU, or NULL with why it is not known (@stack_err). */
+/*
+ * @stack: what sits above its LU, or NULL with why it is not known (@stack_err).  Sets
+ * @flood_repeat for a space condition's repeat on its LU within its target's window.
+ */
 static int log_event(struct uae_event *ev, struct uaed_floods *floods, struct uae_stack *stack,
-		     int stack_err)
+		     int stack_err, bool *flood_repeat)
 {
 	const struct uae_message_id *mid = message_id_for(ev);
 	const char *devname = uae_event_get_devname(ev), *wwid = uae_event_get_wwid(ev);
@@ -121,8 +124,9 @@ static int log_event(struct uae_event *ev, struct uaed_floods *floods, struct ua
 	int r;
 
 	/* A space condition's repeat on a LU in its target's window: summarized (floods.h). */
-	if (!uaed_floods_note(floods, uae_event_get_name(ev), uae_event_get_hctl(ev), wwid,
-			      priority))
+	*flood_repeat = !uaed_floods_note(floods, uae_event_get_name(ev), uae_event_get_hctl(ev),
+					  wwid, priority);
+	if (*flood_repeat)
 		priority = LOG_NOTICE;
 	format_message(ev, stack, message, sizeof(message));
 	uaed_stack_fields(&fields, stack, stack_err);
@@ -349,7 +353,7 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	struct uae_stack *stack = NULL;
 	struct uaed_event e;
 	int r, stack_err;
-	bool act;
+	bool act, flood_repeat = false;
 
 	if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {
 		struct uae_kernel_stats ks = { .size = sizeof(ks) };
@@ -386,7 +390,7 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	}
 	stack_err = uae_event_get_kind(ev) == UAE_EVENT_GAP ? 0 : stack_of(d, ev, &stack);
 	r = uae_event_get_kind(ev) == UAE_EVENT_GAP ? log_gap(ev) :
-	    log_event(ev, d->floods, stack, stack_err);
+	    log_event(ev, d->floods, stack, stack_err, &flood_repeat);
 	if (r < 0 && !d->journal_failed) {
 		/* Not through the journal, which just failed: the unit's stderr, the console. */
 		fprintf(stderr, "uaeventd: cannot write event %" PRIu64 " of %016" PRIx64 " to the "
@@ -402,6 +406,7 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	from_module_event(ev, &e);
 	set_stack(&e, stack);
 	uae_stack_unref(stack);
+	e.flood_repeat = flood_repeat;
 	/* Counted whether or not it is acted on: the journal has every one too. */
 	uaed_metrics_event(d->metrics, &e, uae_event_get_repeat(ev) ?: 1);
 	/* Stock uevents have no sequence numbers: nothing to remember. */

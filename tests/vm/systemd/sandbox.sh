@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 18
+# tap-plan: 19
 # Sourced by run.sh.
 # The unit's sandbox: systemd-analyze rates it at most 3.0, and what uaeventd must do
 # still works inside it: run a hook, scan a target, remove a stale LUN (stale_luns =
@@ -168,13 +168,27 @@ said_full() {
 		UAEVENTS_HOOK=SPACE_ALLOCATION_FAILED_WRITE_PROTECT-wall-alert >"$SAW"
 	grep -q "SPACE_ALLOCATION_FAILED_WRITE_PROTECT on $DISK .*thin pool is out of space" "$SAW"
 }
+# Three failed writes: the module reports the first at once and the other two as one
+# event when its coalescing window ends; uaeventd marks that one a repeat within the
+# target's 60 s window (UAEVENTS_FLOOD_REPEAT=1), and the hook sends no second alert.
 full_pool_alerted() {
 	wait_for 20 hooks_read || { echo "uaeventd did not read the hook folder again" >"$SAW"; return 1; }
-	uaectl inject --hctl "$HCTL" --kind error --sense 700007000000000a00000000270700000000 &&
-		wait_for 30 said_full
+	uaectl inject --hctl "$HCTL" --kind error --count 3 \
+		--sense 700007000000000a00000000270700000000 && wait_for 30 said_full
 }
 check "space-wall-alert, linked under SPACE_ALLOCATION_FAILED_WRITE_PROTECT-, alerts on a full pool" \
 	full_pool_alerted
+said_again() {
+	journalctl --cursor "$full_cursor" -o cat -u uaeventd \
+		UAEVENTS_HOOK=SPACE_ALLOCATION_FAILED_WRITE_PROTECT-wall-alert >"$SAW"
+	grep -q "again within a minute: no new alert" "$SAW"
+}
+one_alert() {
+	wait_for 30 said_again || return 1
+	[ "$(grep -c "thin pool is out of space" "$SAW")" -eq 1 ]
+}
+check "the same LU's repeat within the window runs the hook, which sends no second alert" \
+	one_alert
 rm /etc/uaevents/hooks.d/space-wall-alert \
 	/etc/uaevents/hooks.d/SPACE_ALLOCATION_FAILED_WRITE_PROTECT-wall-alert
 sed -i 's|^act_on_injected = yes|#act_on_injected = no|' /etc/uaevents/uaeventd.conf
