@@ -3,7 +3,7 @@
 #  - docs/messages.md has a section (a heading naming it) for every MESSAGE_ID uaeventd
 #    uses, and names no other;
 #  - every relative link of README.md and docs/*.md reaches a file of the tree;
-#  - every man page README.md and docs/*.md send the reader to ("man NAME") is shipped;
+#  - every man page README.md, docs/*.md and the man pages send the reader to is shipped;
 #  - README.md stays a front door: at most 160 lines.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,6 +48,19 @@ done
 rc=$?
 [ $rc -eq 0 ] || echo "# no such page in man/:$missing"
 result $rc "every uaevents man page the documentation names is shipped ($(echo $pages))"
+
+# The man pages send the reader to each other: every page of this project one names is
+# shipped.
+# (A function of a family is a .so page man/CMakeLists.txt makes: "PAGE:NAME NAME...".)
+aliases=$(sed -n 's/^ *"[a-z_]*:\([a-z_ ]*\)".*/\1/p' "$top/man/CMakeLists.txt" | tr ' ' '\n' | sed 's/$/.3/')
+missing=
+for ref in $(cat "$top"/man/*.[1358] | sed -n 's/^\.BR* \(\(uae\|libuae\)[a-z_.]*\) (\([1358]\)).*/\1.\3/p' | sort -u); do
+	[ -e "$top/man/$ref" ] || echo "$aliases" | grep -qx "$ref" || missing="$missing $ref"
+done
+[ -z "$missing" ]
+rc=$?
+[ $rc -eq 0 ] || echo "# named in a man page, not in man/:$missing"
+result $rc "every uaevents page a man page names is shipped"
 
 lines=$(wc -l <"$top/README.md")
 [ "$lines" -le 160 ]
