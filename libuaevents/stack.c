@@ -631,7 +631,6 @@ static void chain(struct uae_stack *s, int at, char *buf, size_t size)
 	}
 }
 
-/* Entry @i, a device, is a top of the stack: nothing sits on it. */
 /* A device nothing sits on: the top of a chain the summary names. */
 static bool is_top(struct uae_stack *s, unsigned int i)
 {

@@ -61,7 +61,7 @@ shipped=missing
 [ $rc -eq 0 ] || echo "# README.Debian $shipped; settings not in uaeventd.conf:${missing:- none}"
 result $rc "uaevents ships README.Debian, whose settings are all uaeventd.conf's"
 # The guides (issue 32), where README.Debian and the unit's Documentation= send the reader
-# (dh_compress compresses those over 4 kB: either name).
+# (dh_compress compresses those over 4 kB: either name here, the exact one where named).
 doc=/usr/share/doc/uaevents
 guides_shipped() {
 	deb=$(ls "$out/uaevents_${version}_"*.deb) || return 1
@@ -73,9 +73,11 @@ guides_shipped() {
 		echo "$readme" | grep -qE "$doc/$g\.md(\.gz)?" ||
 			{ echo "# README.Debian does not name $doc/$g.md"; return 1; }
 	done
-	for f in $(sed -n 's/^Documentation=//p' "$top/uevent-agent/uaeventd.service" | tr ' ' '\n' |
+	# Each path README.Debian or the unit gives is shipped under exactly that name.
+	for f in $(echo "$readme" | grep -o "$doc/[A-Za-z0-9_.-][A-Za-z0-9_.-]*") \
+		$(sed -n 's/^Documentation=//p' "$top/uevent-agent/uaeventd.service" | tr ' ' '\n' |
 		sed -n 's|^file:||p'); do
-		echo "$list" | grep -qx "$f" || { echo "# the unit's Documentation= names $f, not shipped"; return 1; }
+		echo "$list" | grep -qx "$f" || { echo "# $f is named, not shipped"; return 1; }
 	done
 }
 guides_shipped

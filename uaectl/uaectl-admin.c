@@ -3,7 +3,9 @@
  * uaectl history, status, inject and config: the module's history, counters, settings,
  * and its test helper.
  */
+#define _GNU_SOURCE	/* statx */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -12,8 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -155,26 +156,31 @@ static int parse_hctl(const char *arg, struct uae_inject *in)
 }
 
 /*
- * The SCSI device behind a disk or sg name ("sda", "/dev/sda", "/dev/disk/by-id/...",
- * "sg2"): its sysfs "device" link ends in H:C:T:L.  Only sysfs is read, and a link under
- * /dev followed; -ENODEV: no such device, -ENOTTY: one that is not a SCSI disk or sg
- * device (a partition, a virtio or NVMe disk).
+ * The SCSI device behind a disk or sg name ("sda", "sg2") or node ("/dev/sda",
+ * "/dev/disk/by-id/..."): its sysfs "device" link ends in H:C:T:L.  A node is found by its
+ * device number; only sysfs is read.  -ENODEV: no such device, -ENOTTY: one that is not a
+ * SCSI disk or sg device (a partition, a virtio or NVMe disk).
  */
 static int parse_device(const char *arg, struct uae_inject *in)
 {
-	char path[PATH_MAX], link[PATH_MAX], real[PATH_MAX];
-	const char *name = arg, *hctl;
+	char path[PATH_MAX], link[PATH_MAX];
+	const char *hctl;
+	struct statx stx;
 	ssize_t len;
 
-	if (!strncmp(name, "/dev/", 5)) {
-		if (!realpath(name, real) || strncmp(real, "/dev/", 5))
+	if (!strncmp(arg, "/dev/", 5)) {
+		if (statx(AT_FDCWD, arg, AT_STATX_DONT_SYNC, STATX_TYPE, &stx) < 0 ||
+		    !(S_ISBLK(stx.stx_mode) || S_ISCHR(stx.stx_mode)))
 			return -ENODEV;
-		name = real + 5;
+		snprintf(path, sizeof(path), "/sys/dev/%s/%u:%u",
+			 S_ISBLK(stx.stx_mode) ? "block" : "char", stx.stx_rdev_major,
+			 stx.stx_rdev_minor);
+	} else {
+		if (!arg[0] || strchr(arg, '/') || strlen(arg) > NAME_MAX)
+			return -ENODEV;
+		snprintf(path, sizeof(path), "/sys/class/%s/%s",
+			 strncmp(arg, "sg", 2) ? "block" : "scsi_generic", arg);
 	}
-	if (!name[0] || strchr(name, '/') || strlen(name) > NAME_MAX)
-		return -ENODEV;
-	snprintf(path, sizeof(path), "/sys/class/%s/%s",
-		 strncmp(name, "sg", 2) ? "block" : "scsi_generic", name);
 	if (access(path, F_OK) < 0)
 		return -ENODEV;
 	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/device");

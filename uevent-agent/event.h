@@ -32,9 +32,9 @@ struct uaed_event {
 	 */
 	bool logged_earlier;
 	/*
-	 * A space condition this LU reported already within its target's window (floods.h):
-	 * hooks get UAEVENTS_FLOOD_REPEAT=1, so that an alert is not sent again each second
-	 * while a full pool fails every write.
+	 * A space condition whose alert hooks took already for this path of the LU within
+	 * its target's window (floods.h): hooks get UAEVENTS_FLOOD_REPEAT=1, so that an alert
+	 * is not sent again each second while a full pool fails every write.
 	 */
 	bool flood_repeat;
 };

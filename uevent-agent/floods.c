@@ -30,6 +30,7 @@ struct window {
 	unsigned int n, size, occurrences;
 	char (*hctl)[32];
 	char (*wwid)[128];
+	bool *alerted;		/* the LU's alert was handed to hooks in this window */
 	sd_event_source *timer;
 };
 
@@ -56,8 +57,10 @@ static void close_window(struct window *w)
 	w->timer = sd_event_source_disable_unref(w->timer);
 	free(w->hctl);
 	free(w->wwid);
+	free(w->alerted);
 	w->hctl = NULL;
 	w->wwid = NULL;
+	w->alerted = NULL;
 	w->used = false;
 }
 
@@ -165,17 +168,59 @@ bool uaed_floods_note(struct uaed_floods *f, const char *event, const char *hctl
 		if (h)
 			w->hctl = h;
 		h = h ? realloc(w->wwid, size * sizeof(*w->wwid)) : NULL;
-		if (h) {
+		if (h)
 			w->wwid = h;
+		h = h ? realloc(w->alerted, size * sizeof(*w->alerted)) : NULL;
+		if (h) {
+			w->alerted = h;
 			w->size = size;
 		}
 	}
 	if (w->n < w->size) {
 		snprintf(w->hctl[w->n], sizeof(w->hctl[0]), "%s", hctl);
 		snprintf(w->wwid[w->n], sizeof(w->wwid[0]), "%s", wwid ? wwid : "");
+		w->alerted[w->n] = false;
 		w->n++;
 	}
 	return true;
+}
+
+/* Where the window of @event's target keeps LU @hctl's alert flag; NULL: not followed. */
+static bool *alert_flag(struct uaed_floods *f, const char *event, const char *hctl)
+{
+	int condition = condition_of(event);
+	const char *colon = strrchr(hctl, ':');
+
+	if (!f || condition < 0 || !colon)
+		return NULL;
+	for (int i = 0; i < WINDOWS; i++) {
+		struct window *w = &f->w[i];
+
+		if (!w->used || w->condition != condition ||
+		    strncmp(w->target, hctl, (size_t)(colon - hctl)) ||
+		    w->target[colon - hctl] != '\0')
+			continue;
+		for (unsigned int j = 0; j < w->n; j++)
+			if (!strcmp(w->hctl[j], hctl))
+				return &w->alerted[j];
+		return NULL;
+	}
+	return NULL;
+}
+
+bool uaed_floods_alert_due(struct uaed_floods *f, const char *event, const char *hctl)
+{
+	bool *alerted = alert_flag(f, event, hctl);
+
+	return !alerted || !*alerted;
+}
+
+void uaed_floods_alerted(struct uaed_floods *f, const char *event, const char *hctl)
+{
+	bool *alerted = alert_flag(f, event, hctl);
+
+	if (alerted)
+		*alerted = true;
 }
 
 int uaed_floods_new(struct uaed_floods **ret, sd_event *loop)

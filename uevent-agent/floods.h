@@ -28,5 +28,13 @@ bool uaed_floods_covers(const char *event);
  */
 bool uaed_floods_note(struct uaed_floods *f, const char *event, const char *hctl,
 		      const char *wwid, int priority);
+/*
+ * For hooks: whether @event on LU @hctl still needs its alert in its target's window
+ * (true also for what no window follows), and that it was handed to hooks.  An event
+ * noted first in the window but whose hooks did not run (an injected one, a full queue)
+ * leaves the alert due: the next event of that LU in the window makes it.
+ */
+bool uaed_floods_alert_due(struct uaed_floods *f, const char *event, const char *hctl);
+void uaed_floods_alerted(struct uaed_floods *f, const char *event, const char *hctl);
 
 #endif /* UAED_FLOODS_H */

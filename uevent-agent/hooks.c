@@ -578,9 +578,10 @@ static void start_next(struct uaed_hooks *h)
 	}
 }
 
-void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
+unsigned int uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 {
 	struct uaed_event e = *event;
+	unsigned int queued = 0;
 	bool identity = false;
 	int r;
 
@@ -622,8 +623,10 @@ void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
 		}
 		snprintf(j->name, sizeof(j->name), "%s", h->hooks[i].name);
 		enqueue(h, j);
+		queued++;
 	}
 	start_next(h);
+	return queued;
 }
 
 uint64_t uaed_hooks_changes(const struct uaed_hooks *h)

@@ -30,7 +30,8 @@ void uaed_hooks_free(struct uaed_hooks *h);
  */
 void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg);
 /* Start (or queue, past max_concurrent) every hook that wants @e. */
-void uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *e);
+/* Queue every hook that wants @e; the number queued. */
+unsigned int uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *e);
 
 /*
  * The runs events asked for that have not ended (queued or running), appended to @owed

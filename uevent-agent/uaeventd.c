@@ -109,12 +109,9 @@ static void format_message(struct uae_event *ev, struct uae_stack *stack, char *
 		snprintf(buf + n, size - n, " [injected test event]");
 }
 
-/*
- * @stack: what sits above its LU, or NULL with why it is not known (@stack_err).  Sets
- * @flood_repeat for a space condition's repeat on its LU within its target's window.
- */
+/* @stack: what sits above its LU, or NULL with why it is not known (@stack_err). */
 static int log_event(struct uae_event *ev, struct uaed_floods *floods, struct uae_stack *stack,
-		     int stack_err, bool *flood_repeat)
+		     int stack_err)
 {
 	const struct uae_message_id *mid = message_id_for(ev);
 	const char *devname = uae_event_get_devname(ev), *wwid = uae_event_get_wwid(ev);
@@ -124,9 +121,8 @@ static int log_event(struct uae_event *ev, struct uaed_floods *floods, struct ua
 	int r;
 
 	/* A space condition's repeat on a LU in its target's window: summarized (floods.h). */
-	*flood_repeat = !uaed_floods_note(floods, uae_event_get_name(ev), uae_event_get_hctl(ev),
-					  wwid, priority);
-	if (*flood_repeat)
+	if (!uaed_floods_note(floods, uae_event_get_name(ev), uae_event_get_hctl(ev), wwid,
+			      priority))
 		priority = LOG_NOTICE;
 	format_message(ev, stack, message, sizeof(message));
 	uaed_stack_fields(&fields, stack, stack_err);
@@ -243,7 +239,14 @@ static void act_on(struct daemon *d, struct uaed_event *e)
 	if (!e->wwid[0])
 		uaed_sysfs_read(e->hctl, "wwid", e->wwid, sizeof(e->wwid));
 	uaed_rescan_event(d->rescan, e);
-	uaed_hooks_run(d->hooks, e);
+	/*
+	 * A space condition's alert once per LU and flood window (floods.h), counted as made
+	 * only once some hook took it: a full pool fails every write, about one event a
+	 * second per LU, and hooks get UAEVENTS_FLOOD_REPEAT=1 for the rest.
+	 */
+	e->flood_repeat = !uaed_floods_alert_due(d->floods, e->name, e->hctl);
+	if (uaed_hooks_run(d->hooks, e) && !e->flood_repeat)
+		uaed_floods_alerted(d->floods, e->name, e->hctl);
 }
 
 static void from_module_event(struct uae_event *ev, struct uaed_event *e)
@@ -353,7 +356,7 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	struct uae_stack *stack = NULL;
 	struct uaed_event e;
 	int r, stack_err;
-	bool act, flood_repeat = false;
+	bool act;
 
 	if (uae_event_get_kind(ev) == UAE_EVENT_MODULE) {
 		struct uae_kernel_stats ks = { .size = sizeof(ks) };
@@ -390,7 +393,7 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	}
 	stack_err = uae_event_get_kind(ev) == UAE_EVENT_GAP ? 0 : stack_of(d, ev, &stack);
 	r = uae_event_get_kind(ev) == UAE_EVENT_GAP ? log_gap(ev) :
-	    log_event(ev, d->floods, stack, stack_err, &flood_repeat);
+	    log_event(ev, d->floods, stack, stack_err);
 	if (r < 0 && !d->journal_failed) {
 		/* Not through the journal, which just failed: the unit's stderr, the console. */
 		fprintf(stderr, "uaeventd: cannot write event %" PRIu64 " of %016" PRIx64 " to the "
@@ -406,7 +409,6 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 	from_module_event(ev, &e);
 	set_stack(&e, stack);
 	uae_stack_unref(stack);
-	e.flood_repeat = flood_repeat;
 	/* Counted whether or not it is acted on: the journal has every one too. */
 	uaed_metrics_event(d->metrics, &e, uae_event_get_repeat(ev) ?: 1);
 	/* Stock uevents have no sequence numbers: nothing to remember. */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 24
+# tap-plan: 25
 # Sourced by run.sh.  Every alert says what it touches (issue 30): four LUs seen through two
 # paths each, used as a host uses them, each get a thin-provisioning alert, and each entry
 # names exactly what sits above its LU on this host, read without touching the device.
@@ -190,6 +190,14 @@ check "uaectl stack --json: the disk, its map, the volumes, the mount, the loop 
 	sh -c "jq -e --arg map '$MAP' '[.entries[] | .type] | sort ==
 		([\"disk\", \"mpath\", \"dm\", \"lvm\", \"mount\", \"loop\", \"swap\"] | sort) and
 		(.entries | any(.type == \"mpath\" and .name == \$map and .below == 0))' \
+		'$SAW.json' >/dev/null || cp '$SAW.json' '$SAW'"
+# Properties, listed by the library (uae_stack_entry_get_property_key()): the loop's backing
+# file, the mount's root, LVM's own layer marked internal.
+check "uaectl stack --json: each entry's properties (the loop's file, the mount's root)" \
+	sh -c "jq -e '(.entries | any(.type == \"loop\" and
+			.properties.backing_file == \"/srv/data/loop.img\")) and
+		(.entries | any(.type == \"mount\" and .name == \"/srv/data\" and
+			.properties.fs_root == \"/\"))' \
 		'$SAW.json' >/dev/null || cp '$SAW.json' '$SAW'"
 check "uaeventd wrote no error to its journal" no_daemon_error "$cursor"
 
