@@ -3,14 +3,17 @@
  * KUnit tests of the shared sense decoder and classifier, compiled into the kernel as the
  * module compiles it (with T10's descriptions, which the module leaves out), and checked
  * against the kernel's own definitions: the DID_* and SAM status values, and
- * blk_path_error().
+ * blk_path_error(); and of the NVMe status decoder beside it, against the NVME_SC_* codes
+ * and what the NVMe driver makes of them.
  */
 #include <kunit/test.h>
 #include <linux/blk_types.h>
+#include <linux/nvme.h>
 #include <scsi/scsi_proto.h>
 #include <scsi/scsi_status.h>
 
 #include "uae_sense.c"
+#include "uae_nvme.c"
 
 static void fixed_sense(u8 *b, u8 key, u8 asc, u8 ascq)
 {
@@ -152,6 +155,8 @@ static void uae_kunit_path_error(struct kunit *test)
 		enum uae_blk_status uae;
 		blk_status_t blk;
 	} map[] = {
+		{ UAE_BLK_NOTSUPP, BLK_STS_NOTSUPP },
+		{ UAE_BLK_ZONE_ACTIVE_RESOURCE, BLK_STS_ZONE_ACTIVE_RESOURCE },
 		{ UAE_BLK_OK, BLK_STS_OK },
 		{ UAE_BLK_IOERR, BLK_STS_IOERR },
 		{ UAE_BLK_TRANSPORT, BLK_STS_TRANSPORT },
@@ -216,6 +221,174 @@ static void uae_kunit_classify(struct kunit *test)
 	}
 }
 
+/* The kernel's value of each enum uae_blk_status. */
+static blk_status_t uae_kunit_blk(enum uae_blk_status blk)
+{
+	switch (blk) {
+	case UAE_BLK_OK:
+		return BLK_STS_OK;
+	case UAE_BLK_TRANSPORT:
+		return BLK_STS_TRANSPORT;
+	case UAE_BLK_TARGET:
+		return BLK_STS_TARGET;
+	case UAE_BLK_RESV_CONFLICT:
+		return UAE_KUNIT_BLK_RESV_CONFLICT;
+	case UAE_BLK_NOSPC:
+		return BLK_STS_NOSPC;
+	case UAE_BLK_MEDIUM:
+		return BLK_STS_MEDIUM;
+	case UAE_BLK_PROTECTION:
+		return BLK_STS_PROTECTION;
+	case UAE_BLK_ZONE_OPEN_RESOURCE:
+		return BLK_STS_ZONE_OPEN_RESOURCE;
+	case UAE_BLK_NOTSUPP:
+		return BLK_STS_NOTSUPP;
+	case UAE_BLK_ZONE_ACTIVE_RESOURCE:
+		return BLK_STS_ZONE_ACTIVE_RESOURCE;
+	default:
+		return BLK_STS_IOERR;
+	}
+}
+
+/*
+ * drivers/nvme/host/core.c's nvme_error_status() of this tree (static there), as the
+ * oracle: the table must give the block status the NVMe driver gives, for every code.
+ */
+static blk_status_t uae_kunit_nvme_error_status(u16 status)
+{
+	switch (status & 0x7ff) {
+	case NVME_SC_SUCCESS:
+		return BLK_STS_OK;
+	case NVME_SC_CAP_EXCEEDED:
+		return BLK_STS_NOSPC;
+	case NVME_SC_LBA_RANGE:
+	case NVME_SC_CMD_INTERRUPTED:
+	case NVME_SC_NS_NOT_READY:
+		return BLK_STS_TARGET;
+	case NVME_SC_BAD_ATTRIBUTES:
+	case NVME_SC_ONCS_NOT_SUPPORTED:
+	case NVME_SC_INVALID_OPCODE:
+	case NVME_SC_INVALID_FIELD:
+	case NVME_SC_INVALID_NS:
+		return BLK_STS_NOTSUPP;
+	case NVME_SC_WRITE_FAULT:
+	case NVME_SC_READ_ERROR:
+	case NVME_SC_UNWRITTEN_BLOCK:
+	case NVME_SC_ACCESS_DENIED:
+	case NVME_SC_READ_ONLY:
+	case NVME_SC_COMPARE_FAILED:
+		return BLK_STS_MEDIUM;
+	case NVME_SC_GUARD_CHECK:
+	case NVME_SC_APPTAG_CHECK:
+	case NVME_SC_REFTAG_CHECK:
+	case NVME_SC_INVALID_PI:
+		return BLK_STS_PROTECTION;
+	case NVME_SC_RESERVATION_CONFLICT:
+		return UAE_KUNIT_BLK_RESV_CONFLICT;
+	case NVME_SC_HOST_PATH_ERROR:
+		return BLK_STS_TRANSPORT;
+	case NVME_SC_ZONE_TOO_MANY_ACTIVE:
+		return BLK_STS_ZONE_ACTIVE_RESOURCE;
+	case NVME_SC_ZONE_TOO_MANY_OPEN:
+		return BLK_STS_ZONE_OPEN_RESOURCE;
+	default:
+		return BLK_STS_IOERR;
+	}
+}
+
+/* The names of sense/data/nvme-status.txt are at the kernel's values. */
+static void uae_kunit_nvme_codes(struct kunit *test)
+{
+	static const struct {
+		u16 code;
+		const char *name;
+	} codes[] = {
+		{ NVME_SC_SUCCESS, "SUCCESSFUL_COMPLETION" },
+		{ NVME_SC_INVALID_OPCODE, "INVALID_COMMAND_OPCODE" },
+		{ NVME_SC_INVALID_FIELD, "INVALID_FIELD_IN_COMMAND" },
+		{ NVME_SC_DATA_XFER_ERROR, "DATA_TRANSFER_ERROR" },
+		{ NVME_SC_POWER_LOSS, "COMMANDS_ABORTED_DUE_TO_POWER_LOSS_NOTIFICATION" },
+		{ NVME_SC_INTERNAL, "INTERNAL_ERROR" },
+		{ NVME_SC_ABORT_REQ, "COMMAND_ABORT_REQUESTED" },
+		{ NVME_SC_ABORT_QUEUE, "COMMAND_ABORTED_DUE_TO_SQ_DELETION" },
+		{ NVME_SC_INVALID_NS, "INVALID_NAMESPACE_OR_FORMAT" },
+		{ NVME_SC_SANITIZE_IN_PROGRESS, "SANITIZE_IN_PROGRESS" },
+		{ NVME_SC_NS_WRITE_PROTECTED, "NAMESPACE_IS_WRITE_PROTECTED" },
+		{ NVME_SC_CMD_INTERRUPTED, "COMMAND_INTERRUPTED" },
+		{ NVME_SC_TRANSIENT_TR_ERR, "TRANSIENT_TRANSPORT_ERROR" },
+		{ NVME_SC_LBA_RANGE, "LBA_OUT_OF_RANGE" },
+		{ NVME_SC_CAP_EXCEEDED, "CAPACITY_EXCEEDED" },
+		{ NVME_SC_NS_NOT_READY, "NAMESPACE_NOT_READY" },
+		{ NVME_SC_RESERVATION_CONFLICT, "RESERVATION_CONFLICT" },
+		{ NVME_SC_FORMAT_IN_PROGRESS, "FORMAT_IN_PROGRESS" },
+		{ NVME_SC_BAD_ATTRIBUTES, "CONFLICTING_ATTRIBUTES" },
+		{ NVME_SC_INVALID_PI, "INVALID_PROTECTION_INFORMATION" },
+		{ NVME_SC_READ_ONLY, "ATTEMPTED_WRITE_TO_READ_ONLY_RANGE" },
+		{ NVME_SC_ZONE_BOUNDARY_ERROR, "ZONED_BOUNDARY_ERROR" },
+		{ NVME_SC_ZONE_FULL, "ZONE_IS_FULL" },
+		{ NVME_SC_ZONE_TOO_MANY_ACTIVE, "TOO_MANY_ACTIVE_ZONES" },
+		{ NVME_SC_ZONE_TOO_MANY_OPEN, "TOO_MANY_OPEN_ZONES" },
+		{ NVME_SC_ZONE_INVALID_TRANSITION, "INVALID_ZONE_STATE_TRANSITION" },
+		{ NVME_SC_WRITE_FAULT, "WRITE_FAULT" },
+		{ NVME_SC_READ_ERROR, "UNRECOVERED_READ_ERROR" },
+		{ NVME_SC_GUARD_CHECK, "END_TO_END_GUARD_CHECK_ERROR" },
+		{ NVME_SC_APPTAG_CHECK, "END_TO_END_APPLICATION_TAG_CHECK_ERROR" },
+		{ NVME_SC_REFTAG_CHECK, "END_TO_END_REFERENCE_TAG_CHECK_ERROR" },
+		{ NVME_SC_COMPARE_FAILED, "COMPARE_FAILURE" },
+		{ NVME_SC_ACCESS_DENIED, "ACCESS_DENIED" },
+		{ NVME_SC_UNWRITTEN_BLOCK, "DEALLOCATED_OR_UNWRITTEN_LOGICAL_BLOCK" },
+		{ NVME_SC_ANA_PERSISTENT_LOSS, "ASYMMETRIC_ACCESS_PERSISTENT_LOSS" },
+		{ NVME_SC_ANA_INACCESSIBLE, "ASYMMETRIC_ACCESS_INACCESSIBLE" },
+		{ NVME_SC_ANA_TRANSITION, "ASYMMETRIC_ACCESS_TRANSITION" },
+		{ NVME_SC_CTRL_PATH_ERROR, "CONTROLLER_PATHING_ERROR" },
+		{ NVME_SC_HOST_PATH_ERROR, "HOST_PATHING_ERROR" },
+		{ NVME_SC_HOST_ABORTED_CMD, "COMMAND_ABORTED_BY_HOST" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(codes); i++)
+		KUNIT_EXPECT_STREQ_MSG(test, uae_nvme_status_name(codes[i].code) ?: "(none)",
+				       codes[i].name, "status %03xh", codes[i].code);
+	KUNIT_EXPECT_EQ(test, UAE_NVME_DNR, NVME_STATUS_DNR);
+	KUNIT_EXPECT_EQ(test, UAE_NVME_MORE, NVME_STATUS_MORE);
+	KUNIT_EXPECT_EQ(test, UAE_NVME_CRD(NVME_STATUS_CRD), 3);
+}
+
+/*
+ * For every status code: the block status of nvme_error_status(), and "failover: yes"
+ * wherever the native multipath fails over (nvme_is_path_error(): SCT 3); with DNR, no
+ * retryable class.
+ */
+static void uae_kunit_nvme_classify(struct kunit *test)
+{
+	struct uae_class cl;
+	u16 code;
+
+	for (code = 0; code < 0x800; code++) {
+		uae_nvme_classify(code, &cl);
+		KUNIT_EXPECT_EQ_MSG(test, uae_kunit_blk(cl.blk_status),
+				    uae_kunit_nvme_error_status(code), "status %03xh", code);
+		if ((code & 0x700) == 0x300)
+			KUNIT_EXPECT_TRUE_MSG(test, cl.failover, "status %03xh", code);
+		KUNIT_EXPECT_EQ_MSG(test, cl.differs,
+				    cl.failover != uae_blk_status_is_path_error(cl.blk_status),
+				    "status %03xh", code);
+		uae_nvme_classify(code | NVME_STATUS_DNR, &cl);
+		KUNIT_EXPECT_NE_MSG(test, cl.severity, UAE_SEV_RETRYABLE, "status %03xh", code);
+	}
+}
+
+static struct kunit_case uae_nvme_cases[] = {
+	KUNIT_CASE(uae_kunit_nvme_codes),
+	KUNIT_CASE(uae_kunit_nvme_classify),
+	{}
+};
+
+static struct kunit_suite uae_nvme_suite = {
+	.name = "uaevents-nvme",
+	.test_cases = uae_nvme_cases,
+};
+
 static struct kunit_case uae_sense_cases[] = {
 	KUNIT_CASE(uae_kunit_fixed_ua),
 	KUNIT_CASE(uae_kunit_descriptor),
@@ -232,7 +405,7 @@ static struct kunit_suite uae_sense_suite = {
 	.name = "uaevents-sense",
 	.test_cases = uae_sense_cases,
 };
-kunit_test_suite(uae_sense_suite);
+kunit_test_suites(&uae_sense_suite, &uae_nvme_suite);
 
-MODULE_DESCRIPTION("KUnit tests for the uaevents sense decoder");
+MODULE_DESCRIPTION("KUnit tests for the uaevents sense and NVMe status decoders");
 MODULE_LICENSE("GPL");

@@ -6,6 +6,7 @@ UAE_TABLE_INPUTS := $(UAE_TOP)/sense/gen-tables.py \
 		    $(UAE_TOP)/sense/data/t10-asc-num.txt \
 		    $(UAE_TOP)/sense/data/asc-additions.txt \
 		    $(UAE_TOP)/sense/data/ua-events.txt \
+		    $(UAE_TOP)/sense/data/nvme-status.txt \
 		    $(UAE_TOP)/docs/classification.md
 
 quiet_cmd_gen_tables = GEN     $@
@@ -13,7 +14,8 @@ quiet_cmd_gen_tables = GEN     $@
 			--asc $(UAE_TOP)/sense/data/t10-asc-num.txt \
 			      $(UAE_TOP)/sense/data/asc-additions.txt \
 			--ua $(UAE_TOP)/sense/data/ua-events.txt \
-			--classes $(UAE_TOP)/docs/classification.md
+			--classes $(UAE_TOP)/docs/classification.md \
+			--nvme $(UAE_TOP)/sense/data/nvme-status.txt
 
 $(obj)/uae_sense_tables.h: $(UAE_TABLE_INPUTS) FORCE
 	$(call if_changed,gen_tables)

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Generate the tables of the shared sense decoder from its data files.
 
-  gen-tables.py OUTPUT.h --asc FILE [FILE...] --ua FILE --classes FILE
+  gen-tables.py OUTPUT.h --asc FILE [FILE...] --ua FILE --classes FILE --nvme FILE
 
 --asc     ASC/ASCQ lists in T10's asc-num.txt format (sense/data/t10-asc-num.txt and
           sense/data/asc-additions.txt); a code listed twice is an error.
 --ua      unit attention rules (sense/data/ua-events.txt).
---classes the classification table (docs/classification.md), a Markdown table.
+--classes the classification tables (docs/classification.md): SCSI's under "## The table",
+          NVMe's under "## NVMe status", each a Markdown table.
+--nvme    NVMe status codes (sense/data/nvme-status.txt).
+
+One header: uae_sense.c takes its tables with UAE_SENSE_TABLES defined, uae_nvme.c its own
+with UAE_NVME_TABLES.
 
 Build-time only: the decoder (uae_sense.c) stays freestanding C.
 """
@@ -38,10 +43,15 @@ SENSE_KEYS = ["NO_SENSE", "RECOVERED_ERROR", "NOT_READY", "MEDIUM_ERROR", "HARDW
 KEY_NO_SENSE_DATA, KEY_DEFERRED = 16, 17       # bits beside the 16 sense keys
 SEVERITIES = ["none", "retryable", "fatal"]
 LOCI = ["none", "device", "transport", "host"]
+# enum uae_blk_status: values are part of the netlink family (UAEVENTS_ATTR_BLK_STATUS),
+# new ones only at the end.
 BLK_STATUSES = ["OK", "IOERR", "TRANSPORT", "TARGET", "RESV_CONFLICT", "NOSPC", "MEDIUM",
-                "PROTECTION", "ZONE_OPEN_RESOURCE"]
+                "PROTECTION", "ZONE_OPEN_RESOURCE", "NOTSUPP", "ZONE_ACTIVE_RESOURCE"]
 # include/linux/blk_types.h: blk_path_error() is false for these, true for the rest.
-NOT_PATH_ERRORS = {"OK", "TARGET", "RESV_CONFLICT", "NOSPC", "MEDIUM", "PROTECTION"}
+NOT_PATH_ERRORS = {"OK", "NOTSUPP", "TARGET", "RESV_CONFLICT", "NOSPC", "MEDIUM",
+                   "PROTECTION"}
+NVME_SCTS = {0: "GENERIC", 1: "COMMAND_SPECIFIC", 2: "MEDIA_AND_DATA_INTEGRITY",
+             3: "PATH_RELATED", 7: "VENDOR_SPECIFIC"}
 
 ASC_ENTRY = re.compile(r"^([0-9A-F]{2})h/([0-9A-F]{2}|NN)h\s{2}.{13}\s+(\S.*)$")
 
@@ -129,40 +139,117 @@ def key_mask(cell, where):
     return mask
 
 
-def read_classes(path):
-    rows = []
+def table_rows(path, section):
+    """(line number, cells) of each numbered row of the Markdown table under '## SECTION'."""
+    inside = False
     with open(path) as f:
         for n, line in enumerate(f, 1):
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if not line.startswith("|") or not cells[0].isdigit():
+            if line.startswith("## "):
+                inside = line[3:].strip() == section
                 continue
-            where = f"{path}:{n}"
-            if len(cells) != 11:
-                fail(f"{where}: want 11 cells, found {len(cells)}")
-            number, host, status, key, asc, ascq, sev, locus, failover, blk, reason = cells
-            if int(number) != len(rows) + 1:
-                fail(f"{where}: rule {number} out of order")
-            if sev not in SEVERITIES or locus not in LOCI or blk not in BLK_STATUSES \
-                    or failover not in ("yes", "no"):
-                fail(f"{where}: bad severity, locus, failover or blk_status")
-            path_error = blk not in NOT_PATH_ERRORS
-            differs = (failover == "yes") != path_error
-            if differs != reason.startswith("Differs:"):
-                fail(f"{where}: failover '{failover}' vs blk_path_error({blk}) = "
-                     f"{path_error}: the reason must begin 'Differs:' exactly when they differ")
-            rows.append(dict(number=int(number),
-                             host=byte_set(host, HOST_BYTES, where),
-                             status=byte_set(status, STATUSES, where),
-                             keys=key_mask(key, where),
-                             asc=byte_set(asc, None, where),
-                             ascq=byte_set(ascq, None, where),
-                             sev=sev, locus=locus, failover=failover == "yes", blk=blk,
-                             differs=differs))
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if inside and line.startswith("|") and cells[0].isdigit():
+                yield n, cells
+
+
+def check_failover(where, failover, blk, reason):
+    """Whether failover differs from blk_path_error(blk); the reason must say so."""
+    path_error = blk not in NOT_PATH_ERRORS
+    differs = (failover == "yes") != path_error
+    if differs != reason.startswith("Differs:"):
+        fail(f"{where}: failover '{failover}' vs blk_path_error({blk}) = "
+             f"{path_error}: the reason must begin 'Differs:' exactly when they differ")
+    return differs
+
+
+def read_classes(path):
+    rows = []
+    for n, cells in table_rows(path, "The table"):
+        where = f"{path}:{n}"
+        if len(cells) != 11:
+            fail(f"{where}: want 11 cells, found {len(cells)}")
+        number, host, status, key, asc, ascq, sev, locus, failover, blk, reason = cells
+        if int(number) != len(rows) + 1:
+            fail(f"{where}: rule {number} out of order")
+        if sev not in SEVERITIES or locus not in LOCI or blk not in BLK_STATUSES \
+                or failover not in ("yes", "no"):
+            fail(f"{where}: bad severity, locus, failover or blk_status")
+        differs = check_failover(where, failover, blk, reason)
+        rows.append(dict(number=int(number),
+                         host=byte_set(host, HOST_BYTES, where),
+                         status=byte_set(status, STATUSES, where),
+                         keys=key_mask(key, where),
+                         asc=byte_set(asc, None, where),
+                         ascq=byte_set(ascq, None, where),
+                         sev=sev, locus=locus, failover=failover == "yes", blk=blk,
+                         differs=differs))
     if not rows:
         fail(f"{path}: no table rows")
     last = rows[-1]
     if any(last[k] is not None for k in ("host", "status", "asc", "ascq")):
         fail(f"{path}: the last rule must match everything")
+    return rows
+
+
+def read_nvme_codes(path):
+    codes = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            words = line.split("#", 1)[0].split()
+            if not words:
+                continue
+            if len(words) != 3 or not re.fullmatch(r"[0-7]", words[0]) or \
+                    not re.fullmatch(r"[0-9A-F]{2}", words[1]) or \
+                    not re.fullmatch(r"[A-Z0-9_]+", words[2]):
+                fail(f"{path}:{n}: want 'SCT SC NAME' (SCT 0-7, SC two hex digits)")
+            code = int(words[0]) << 8 | int(words[1], 16)
+            if code in codes:
+                fail(f"{path}:{n}: {words[0]}/{words[1]}h listed twice")
+            codes[code] = words[2]
+    if not codes:
+        fail(f"{path}: no codes")
+    return codes
+
+
+def sc_set(cell, where):
+    """An SC cell ('*', '80,83', '60-6F') as the list of values it matches, or None."""
+    if cell == "*":
+        return None
+    values = []
+    for item in cell.split(","):
+        m = re.fullmatch(r"\s*([0-9A-F]{2})(?:-([0-9A-F]{2}))?\s*", item)
+        if not m:
+            fail(f"{where}: bad status code '{item}'")
+        lo = int(m.group(1), 16)
+        hi = int(m.group(2), 16) if m.group(2) else lo
+        if hi < lo:
+            fail(f"{where}: empty range '{item}'")
+        values.extend(range(lo, hi + 1))
+    return values
+
+
+def read_nvme_classes(path):
+    rows = []
+    for n, cells in table_rows(path, "NVMe status"):
+        where = f"{path}:{n}"
+        if len(cells) != 8:
+            fail(f"{where}: want 8 cells, found {len(cells)}")
+        number, sct, sc, sev, locus, failover, blk, reason = cells
+        if int(number) != len(rows) + 1:
+            fail(f"{where}: rule {number} out of order")
+        if sct != "*" and not re.fullmatch(r"[0-7]", sct):
+            fail(f"{where}: bad status code type '{sct}'")
+        if sev not in SEVERITIES or locus not in LOCI or blk not in BLK_STATUSES \
+                or failover not in ("yes", "no"):
+            fail(f"{where}: bad severity, locus, failover or blk_status")
+        rows.append(dict(number=int(number), sct=None if sct == "*" else int(sct),
+                         sc=sc_set(sc, where), sev=sev, locus=locus,
+                         failover=failover == "yes", blk=blk,
+                         differs=check_failover(where, failover, blk, reason)))
+    if not rows:
+        fail(f"{path}: no NVMe status table rows")
+    if rows[-1]["sct"] is not None or rows[-1]["sc"] is not None:
+        fail(f"{path}: the last NVMe rule must match everything")
     return rows
 
 
@@ -176,8 +263,7 @@ def c_set(values):
 
 def emit(out, exact, ranged, rules, classes):
     w = out.append
-    w("/* Generated by sense/gen-tables.py from sense/data/ and docs/: do not edit. */")
-    w("")
+    w("#ifdef UAE_SENSE_TABLES")
     w("static const struct uae_asc_entry uae_asc_table[] = {")
     for (asc, ascq), desc in sorted(exact.items()):
         w(f"\t{{ 0x{asc:02x}, 0x{ascq:02x}, {c_string(ident(desc))} }},")
@@ -236,6 +322,38 @@ def emit(out, exact, ranged, rules, classes):
     for name, value in sorted(STATUSES.items(), key=lambda kv: kv[1]):
         w(f"\t[0x{value:02x}] = {c_string(name)},")
     w("};")
+    w("#endif /* UAE_SENSE_TABLES */")
+
+
+def emit_nvme(out, codes, classes):
+    w = out.append
+    w("#ifdef UAE_NVME_TABLES")
+    w("/* Sorted by SCT << 8 | SC, for a binary search. */")
+    w("static const struct uae_nvme_code uae_nvme_codes[] = {")
+    for code, name in sorted(codes.items()):
+        w(f"\t{{ 0x{code:03x}, {c_string(name)} }},")
+    w("};")
+    w("")
+    w("static const char *const uae_nvme_sct_names[8] = {")
+    for sct, name in sorted(NVME_SCTS.items()):
+        w(f"\t[{sct}] = {c_string(name)},")
+    w("};")
+    w("")
+    w("static const struct uae_nvme_rule uae_nvme_rules[] = {")
+    for r in classes:
+        sct_mask = 0xff if r["sct"] is None else 1 << r["sct"]
+        w(f"\t{{ /* rule {r['number']} */")
+        w(f"\t\t.sct = 0x{sct_mask:02x},")
+        w(f"\t\t.sc = {c_set(r['sc'])},")
+        w(f"\t\t.severity = UAE_SEV_{r['sev'].upper()},")
+        w(f"\t\t.locus = UAE_LOCUS_{r['locus'].upper()},")
+        w(f"\t\t.blk_status = UAE_BLK_{r['blk']},")
+        w(f"\t\t.failover = {'true' if r['failover'] else 'false'},")
+        w(f"\t\t.differs = {'true' if r['differs'] else 'false'},")
+        w(f"\t\t.number = {r['number']},")
+        w("\t},")
+    w("};")
+    w("#endif /* UAE_NVME_TABLES */")
 
 
 def main():
@@ -244,10 +362,13 @@ def main():
     p.add_argument("--asc", nargs="+", required=True)
     p.add_argument("--ua", required=True)
     p.add_argument("--classes", required=True)
+    p.add_argument("--nvme", required=True)
     a = p.parse_args()
     exact, ranged = read_asc(a.asc)
-    out = []
+    out = ["/* Generated by sense/gen-tables.py from sense/data/ and docs/: do not edit. */", ""]
     emit(out, exact, ranged, read_ua_rules(a.ua), read_classes(a.classes))
+    out.append("")
+    emit_nvme(out, read_nvme_codes(a.nvme), read_nvme_classes(a.classes))
     with open(a.output, "w") as f:
         f.write("\n".join(out) + "\n")
 

@@ -48,6 +48,7 @@ struct uae_class_rule {
 	uint16_t number;
 };
 
+#define UAE_SENSE_TABLES
 #include "uae_sense_tables.h"
 
 #define UAE_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -532,6 +533,7 @@ bool uae_blk_status_is_path_error(enum uae_blk_status blk)
 {
 	switch (blk) {
 	case UAE_BLK_OK:
+	case UAE_BLK_NOTSUPP:
 	case UAE_BLK_TARGET:
 	case UAE_BLK_RESV_CONFLICT:
 	case UAE_BLK_NOSPC:
@@ -570,6 +572,8 @@ const char *uae_blk_status_name(enum uae_blk_status blk)
 		[UAE_BLK_MEDIUM] = "MEDIUM",
 		[UAE_BLK_PROTECTION] = "PROTECTION",
 		[UAE_BLK_ZONE_OPEN_RESOURCE] = "ZONE_OPEN_RESOURCE",
+		[UAE_BLK_NOTSUPP] = "NOTSUPP",
+		[UAE_BLK_ZONE_ACTIVE_RESOURCE] = "ZONE_ACTIVE_RESOURCE",
 	};
 
 	return (unsigned int)blk < UAE_ARRAY_SIZE(names) ? names[blk] : "unknown";

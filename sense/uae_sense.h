@@ -184,6 +184,9 @@ enum uae_blk_status {
 	UAE_BLK_MEDIUM,
 	UAE_BLK_PROTECTION,
 	UAE_BLK_ZONE_OPEN_RESOURCE,
+	/* Values go out over netlink (UAEVENTS_ATTR_BLK_STATUS): new ones at the end. */
+	UAE_BLK_NOTSUPP,
+	UAE_BLK_ZONE_ACTIVE_RESOURCE,
 };
 
 struct uae_class {

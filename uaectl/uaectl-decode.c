@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "uae_nvme.h"
 #include "uae_sense.h"
 #include "uaectl.h"
 
@@ -181,9 +182,24 @@ classify:
 	       cl->rule, cl->differs ? ", differs from blk_path_error()" : "");
 }
 
+/* The classification's JSON object, as for sense data. */
+static json_object *class_json(const struct uae_class *cl)
+{
+	json_object *c = json_object_new_object();
+
+	json_object_object_add(c, "severity", json_object_new_string(uae_severity_name(cl->severity)));
+	json_object_object_add(c, "locus", json_object_new_string(uae_locus_name(cl->locus)));
+	json_object_object_add(c, "failover", json_object_new_boolean(cl->failover));
+	json_object_object_add(c, "blk_status",
+			       json_object_new_string(uae_blk_status_name(cl->blk_status)));
+	json_object_object_add(c, "differs_from_kernel", json_object_new_boolean(cl->differs));
+	json_object_object_add(c, "rule", json_object_new_int(cl->rule));
+	return c;
+}
+
 static void print_json(const struct uae_sense *s, const struct uae_class *cl)
 {
-	json_object *o = json_object_new_object(), *c = json_object_new_object();
+	json_object *o = json_object_new_object();
 	const char *desc = uae_asc_description(s->asc, s->ascq);
 
 	json_object_object_add(o, "status", json_object_new_string(
@@ -241,16 +257,57 @@ static void print_json(const struct uae_sense *s, const struct uae_class *cl)
 		json_object_object_add(o, "ata_status", a);
 	}
 	json_object_object_add(o, "descriptors", json_object_new_int(s->descriptors));
-	json_object_object_add(c, "severity", json_object_new_string(uae_severity_name(cl->severity)));
-	json_object_object_add(c, "locus", json_object_new_string(uae_locus_name(cl->locus)));
-	json_object_object_add(c, "failover", json_object_new_boolean(cl->failover));
-	json_object_object_add(c, "blk_status",
-			       json_object_new_string(uae_blk_status_name(cl->blk_status)));
-	json_object_object_add(c, "differs_from_kernel", json_object_new_boolean(cl->differs));
-	json_object_object_add(c, "rule", json_object_new_int(cl->rule));
-	json_object_object_add(o, "classification", c);
+	json_object_object_add(o, "classification", class_json(cl));
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
+}
+
+/*
+ * uaectl decode --nvme STATUS: an NVMe completion status as Linux keeps it (the status
+ * field without the phase tag, as "nvme ... status 0x4281" in the kernel log), named and
+ * classified by the NVMe table of docs/classification.md.
+ */
+static int decode_nvme(const char *arg, bool json)
+{
+	const char *name, *sct;
+	struct uae_class cl;
+	unsigned int v;
+	uint64_t arg_v;
+
+	if (uaectl_parse_u64(arg, &arg_v) < 0 || arg_v > 0x7fff) {
+		fprintf(stderr, "uaectl decode: bad NVMe status '%s' (0 to 0x7fff)\n", arg);
+		return EXIT_USAGE;
+	}
+	v = (unsigned int)arg_v;
+	name = uae_nvme_status_name((uint16_t)v);
+	sct = uae_nvme_sct_name((uint16_t)v);
+	uae_nvme_classify((uint16_t)v, &cl);
+	if (json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "status", json_object_new_int((int)v));
+		json_object_object_add(o, "sct", json_object_new_int(UAE_NVME_SCT(v)));
+		json_object_object_add(o, "sct_name", sct ? json_object_new_string(sct) : NULL);
+		json_object_object_add(o, "sc", json_object_new_int(UAE_NVME_SC(v)));
+		json_object_object_add(o, "name", name ? json_object_new_string(name) : NULL);
+		json_object_object_add(o, "crd", json_object_new_int(UAE_NVME_CRD(v)));
+		json_object_object_add(o, "more", json_object_new_boolean(v & UAE_NVME_MORE));
+		json_object_object_add(o, "dnr", json_object_new_boolean(v & UAE_NVME_DNR));
+		json_object_object_add(o, "classification", class_json(&cl));
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+		return EXIT_OK;
+	}
+	printf("NVMe status: %s (status code type %u %s, status code %02Xh)\n",
+	       name ? name : "not named", UAE_NVME_SCT(v), sct ? sct : "reserved",
+	       UAE_NVME_SC(v));
+	printf("Flags:%s%s, command retry delay %u\n", v & UAE_NVME_DNR ? " DNR" : " no DNR",
+	       v & UAE_NVME_MORE ? " MORE" : "", UAE_NVME_CRD(v));
+	printf("Classification: %s, %s error, another path %s, kernel blk_status %s "
+	       "(NVMe rule %u%s)\n", uae_severity_name(cl.severity), uae_locus_name(cl.locus),
+	       cl.failover ? "may help" : "does not help", uae_blk_status_name(cl.blk_status),
+	       cl.rule, cl.differs ? ", differs from blk_path_error()" : "");
+	return EXIT_OK;
 }
 
 int cmd_decode(int argc, char **argv)
@@ -259,6 +316,7 @@ int cmd_decode(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "host-byte", required_argument, NULL, 'H' },
 		{ "status", required_argument, NULL, 's' },
+		{ "nvme", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -266,11 +324,12 @@ int cmd_decode(int argc, char **argv)
 	bool result_given = false;
 	struct uae_sense sense;
 	struct uae_class cl;
+	const char *nvme = NULL;
 	bool json = false;
 	size_t len;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "jH:s:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jH:s:n:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -289,12 +348,23 @@ int cmd_decode(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 'n':
+			nvme = optarg;
+			break;
 		case 'h':
-			puts("Usage: uaectl decode [--json] [--host-byte B] [--status S] HEX...");
+			puts("Usage: uaectl decode [--json] [--host-byte B] [--status S] HEX...\n"
+			     "       uaectl decode [--json] --nvme STATUS");
 			return EXIT_OK;
 		default:
 			return EXIT_USAGE;
 		}
+	}
+	if (nvme) {
+		if (result_given || optind != argc) {
+			fprintf(stderr, "uaectl decode: --nvme takes a status alone\n");
+			return EXIT_USAGE;
+		}
+		return decode_nvme(nvme, json);
 	}
 	if (uaectl_parse_hex(argc - optind, argv + optind, buf, sizeof(buf), &len) < 0)
 		return EXIT_USAGE;

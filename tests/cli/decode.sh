@@ -90,6 +90,23 @@ result $(($? == 2 ? 0 : 1)) "unknown status name: exit 2"
 result $(($? == 1 ? 0 : 1)) "bytes that are not sense data: exit 1"
 "$uaectl" decode "$(printf '%0512d' 0)" >/dev/null 2>&1
 result $(($? == 2 ? 0 : 1)) "more than 252 bytes: exit 2"
+# NVMe completion statuses (issue 31's decoder): a name, the flags, the NVMe table's class.
+"$uaectl" decode --json --nvme 0x4281 |
+	jq -e '.name == "UNRECOVERED_READ_ERROR" and .sct_name == "MEDIA_AND_DATA_INTEGRITY"
+		and .dnr and (.more | not) and .classification.blk_status == "MEDIUM"
+		and .classification.severity == "fatal" and (.classification.failover | not)' >/dev/null
+result $? "NVMe status 4281h: unrecovered read error, DNR, fatal, MEDIUM"
+"$uaectl" decode --json --nvme 0x303 |
+	jq -e '.name == "ASYMMETRIC_ACCESS_TRANSITION" and .classification.failover and
+		.classification.severity == "retryable"' >/dev/null
+result $? "NVMe status 303h: ANA transition, another path may help"
+"$uaectl" decode --json --nvme 0x0081 |
+	jq -e '.name == "CAPACITY_EXCEEDED" and .classification.blk_status == "NOSPC"' >/dev/null
+result $? "NVMe status 81h: capacity exceeded, the thin pool's NOSPC"
+"$uaectl" decode --nvme 0x8000 >/dev/null 2>&1
+result $(($? == 2 ? 0 : 1)) "an NVMe status past 15 bits: exit 2"
+"$uaectl" decode --nvme 0x81 70 00 >/dev/null 2>&1
+result $(($? == 2 ? 0 : 1)) "an NVMe status with sense bytes: exit 2"
 "$uaectl" frobnicate >/dev/null 2>&1
 result $(($? == 2 ? 0 : 1)) "unknown command: exit 2"
 

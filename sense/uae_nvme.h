@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The shared NVMe completion status decoder and error classifier: the status of a failed
+ * NVMe block request named and classified as docs/classification.md's "NVMe status"
+ * table says, for the kernel module, libuaevents and the KUnit suite alike.  Freestanding,
+ * as uae_sense.c.
+ */
+#ifndef UAE_NVME_H
+#define UAE_NVME_H
+
+#include "uae_sense.h"
+
+/*
+ * A status as Linux keeps it (nvme_req(req)->status): the completion queue entry's status
+ * field without its phase tag.
+ */
+#define UAE_NVME_SC(status)	((status) & 0xff)
+#define UAE_NVME_SCT(status)	(((status) >> 8) & 0x7)
+#define UAE_NVME_CRD(status)	(((status) >> 11) & 0x3)	/* Command Retry Delay */
+#define UAE_NVME_MORE		0x2000
+#define UAE_NVME_DNR		0x4000				/* Do Not Retry */
+
+/* "LBA_OUT_OF_RANGE", ... from SCT and SC; NULL for a code the table does not name. */
+const char *uae_nvme_status_name(uint16_t status);
+/*
+ * "GENERIC", "COMMAND_SPECIFIC", "MEDIA_AND_DATA_INTEGRITY", "PATH_RELATED",
+ * "VENDOR_SPECIFIC"; NULL for a reserved status code type.
+ */
+const char *uae_nvme_sct_name(uint16_t status);
+
+/*
+ * Classify a failed request's status.  Every status has a class: the table's last rule
+ * matches all.  With DNR set, a retryable row is fatal (the controller says the command
+ * fails again; Linux does not retry it).  out->rule numbers the NVMe table's rows.
+ */
+void uae_nvme_classify(uint16_t status, struct uae_class *out);
+
+/* Rows in the NVMe classification table (rules are numbered from 1). */
+unsigned int uae_nvme_class_rule_count(void);
+
+#endif /* UAE_NVME_H */

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The shared NVMe status decoder and classifier (issue 31): the names of
+ * sense/data/nvme-status.txt, one case per rule of docs/classification.md's NVMe table,
+ * the DNR bit, and every one of the 65,536 possible status values (which makes a fuzz
+ * target of this input pointless: this test is exhaustive).
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uae_nvme.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+#define STATUS(sct, sc) ((uint16_t)((sct) << 8 | (sc)))
+
+START_TEST(names)
+{
+	/* Values Linux names in include/linux/nvme.h (NVME_SC_*), checked in KUnit too. */
+	ck_assert_str_eq(uae_nvme_status_name(STATUS(0, 0x00)), "SUCCESSFUL_COMPLETION");
+	ck_assert_str_eq(uae_nvme_status_name(STATUS(0, 0x80)), "LBA_OUT_OF_RANGE");
+	ck_assert_str_eq(uae_nvme_status_name(STATUS(0, 0x81)), "CAPACITY_EXCEEDED");
+	ck_assert_str_eq(uae_nvme_status_name(STATUS(0, 0x22)), "TRANSIENT_TRANSPORT_ERROR");
+	ck_assert_str_eq(uae_nvme_status_name(STATUS(1, 0xbe)), "TOO_MANY_OPEN_ZONES");
+	ck_assert_str_eq(uae_nvme_status_name(STATUS(2, 0x81)), "UNRECOVERED_READ_ERROR");
+	ck_assert_str_eq(uae_nvme_status_name(STATUS(3, 0x03)), "ASYMMETRIC_ACCESS_TRANSITION");
+	ck_assert_str_eq(uae_nvme_status_name(STATUS(3, 0x71)), "COMMAND_ABORTED_BY_HOST");
+	/* The flag bits do not change the name. */
+	ck_assert_str_eq(uae_nvme_status_name(STATUS(2, 0x81) | UAE_NVME_DNR | UAE_NVME_MORE |
+					      0x1800), "UNRECOVERED_READ_ERROR");
+	/* Unnamed: reserved, vendor specific, admin-only command specific. */
+	ck_assert_ptr_null(uae_nvme_status_name(STATUS(0, 0x17)));
+	ck_assert_ptr_null(uae_nvme_status_name(STATUS(7, 0x01)));
+	ck_assert_ptr_null(uae_nvme_status_name(STATUS(1, 0x00)));
+	ck_assert_str_eq(uae_nvme_sct_name(STATUS(3, 0x02)), "PATH_RELATED");
+	ck_assert_str_eq(uae_nvme_sct_name(STATUS(7, 0xc0)), "VENDOR_SPECIFIC");
+	ck_assert_ptr_null(uae_nvme_sct_name(STATUS(5, 0x00)));
+}
+END_TEST
+
+START_TEST(status_fields)
+{
+	uint16_t st = STATUS(3, 0x02) | UAE_NVME_DNR | UAE_NVME_MORE | (2 << 11);
+
+	ck_assert_uint_eq(UAE_NVME_SCT(st), 3);
+	ck_assert_uint_eq(UAE_NVME_SC(st), 0x02);
+	ck_assert_uint_eq(UAE_NVME_CRD(st), 2);
+}
+END_TEST
+
+/* One status per rule of the NVMe table, in order, with what the table says. */
+static const struct nvme_case {
+	uint16_t status;
+	unsigned int rule;
+	enum uae_severity sev;
+	enum uae_locus locus;
+	bool failover;
+	enum uae_blk_status blk;
+} nvme_cases[] = {
+	{ STATUS(0, 0x00), 1, UAE_SEV_NONE, UAE_LOCUS_NONE, false, UAE_BLK_OK },
+	{ STATUS(0, 0x81), 2, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false, UAE_BLK_NOSPC },
+	{ STATUS(0, 0x80), 3, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false, UAE_BLK_TARGET },
+	{ STATUS(0, 0x82), 4, UAE_SEV_RETRYABLE, UAE_LOCUS_DEVICE, false, UAE_BLK_TARGET },
+	{ STATUS(0, 0x0b), 5, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false, UAE_BLK_NOTSUPP },
+	{ STATUS(0, 0x83), 6, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false, UAE_BLK_RESV_CONFLICT },
+	{ STATUS(1, 0x83), 7, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false, UAE_BLK_NOTSUPP },
+	{ STATUS(1, 0x81), 8, UAE_SEV_FATAL, UAE_LOCUS_HOST, false, UAE_BLK_PROTECTION },
+	{ STATUS(1, 0x82), 9, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false, UAE_BLK_MEDIUM },
+	{ STATUS(1, 0xbd), 10, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false,
+	  UAE_BLK_ZONE_ACTIVE_RESOURCE },
+	{ STATUS(1, 0xbe), 11, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false,
+	  UAE_BLK_ZONE_OPEN_RESOURCE },
+	{ STATUS(1, 0xb9), 12, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false, UAE_BLK_IOERR },
+	{ STATUS(2, 0x81), 13, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false, UAE_BLK_MEDIUM },
+	{ STATUS(2, 0x84), 14, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false, UAE_BLK_PROTECTION },
+	{ STATUS(2, 0x88), 15, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false, UAE_BLK_IOERR },
+	{ STATUS(3, 0x01), 16, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, true, UAE_BLK_IOERR },
+	{ STATUS(3, 0x02), 17, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, true, UAE_BLK_IOERR },
+	{ STATUS(3, 0x03), 18, UAE_SEV_RETRYABLE, UAE_LOCUS_DEVICE, true, UAE_BLK_IOERR },
+	{ STATUS(3, 0x70), 19, UAE_SEV_RETRYABLE, UAE_LOCUS_HOST, true, UAE_BLK_TRANSPORT },
+	{ STATUS(3, 0x71), 20, UAE_SEV_RETRYABLE, UAE_LOCUS_HOST, true, UAE_BLK_IOERR },
+	{ STATUS(3, 0x60), 21, UAE_SEV_RETRYABLE, UAE_LOCUS_TRANSPORT, true, UAE_BLK_IOERR },
+	{ STATUS(0, 0x22), 22, UAE_SEV_RETRYABLE, UAE_LOCUS_TRANSPORT, true, UAE_BLK_IOERR },
+	{ STATUS(0, 0x08), 23, UAE_SEV_RETRYABLE, UAE_LOCUS_HOST, true, UAE_BLK_IOERR },
+	{ STATUS(0, 0x1d), 24, UAE_SEV_RETRYABLE, UAE_LOCUS_DEVICE, false, UAE_BLK_IOERR },
+	{ STATUS(0, 0x20), 25, UAE_SEV_FATAL, UAE_LOCUS_DEVICE, false, UAE_BLK_IOERR },
+	{ STATUS(0, 0x06), 26, UAE_SEV_RETRYABLE, UAE_LOCUS_DEVICE, true, UAE_BLK_IOERR },
+	{ STATUS(7, 0x42), 27, UAE_SEV_RETRYABLE, UAE_LOCUS_DEVICE, true, UAE_BLK_IOERR },
+};
+
+START_TEST(classification_rule)
+{
+	const struct nvme_case *c = &nvme_cases[_i];
+	struct uae_class cl;
+
+	uae_nvme_classify(c->status, &cl);
+	ck_assert_msg(cl.rule == c->rule, "status %03xh: rule %u, want %u", c->status, cl.rule,
+		      c->rule);
+	ck_assert_int_eq(cl.severity, c->sev);
+	ck_assert_int_eq(cl.locus, c->locus);
+	ck_assert_int_eq(cl.failover, c->failover);
+	ck_assert_int_eq(cl.blk_status, c->blk);
+	ck_assert_int_eq(cl.differs, cl.failover != uae_blk_status_is_path_error(cl.blk_status));
+}
+END_TEST
+
+START_TEST(classification_covers_every_rule)
+{
+	ck_assert_uint_eq(N_ELEMS(nvme_cases), uae_nvme_class_rule_count());
+	for (size_t i = 0; i < N_ELEMS(nvme_cases); i++)
+		ck_assert_uint_eq(nvme_cases[i].rule, i + 1);
+}
+END_TEST
+
+/*
+ * Every value a status word can hold: a class from the table, the flags never changing
+ * the rule, DNR making a retryable status fatal and nothing else, Linux's native
+ * multipath test (a path related status) always a "failover: yes", and a name for the
+ * data file's codes only.
+ */
+START_TEST(every_status)
+{
+	unsigned int named = 0;
+
+	for (uint32_t v = 0; v <= 0xffff; v++) {
+		uint16_t st = (uint16_t)v, code = st & 0x7ff;
+		struct uae_class cl, base;
+
+		uae_nvme_classify(st, &cl);
+		uae_nvme_classify(code, &base);
+		ck_assert(cl.rule >= 1 && cl.rule <= uae_nvme_class_rule_count());
+		ck_assert_uint_eq(cl.rule, base.rule);
+		ck_assert_int_eq(cl.locus, base.locus);
+		ck_assert_int_eq(cl.failover, base.failover);
+		ck_assert_int_eq(cl.blk_status, base.blk_status);
+		if ((st & UAE_NVME_DNR) && base.severity == UAE_SEV_RETRYABLE)
+			ck_assert_int_eq(cl.severity, UAE_SEV_FATAL);
+		else
+			ck_assert_int_eq(cl.severity, base.severity);
+		if (UAE_NVME_SCT(st) == 3)
+			ck_assert_msg(cl.failover, "path related %03xh without failover", code);
+		if (st == code && uae_nvme_status_name(st))
+			named++;
+	}
+	/* The 69 codes of sense/data/nvme-status.txt, and no other value. */
+	ck_assert_uint_eq(named, 69);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("nvme");
+	TCase *names_tc = tcase_create("names");
+	TCase *class_tc = tcase_create("classification");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(names_tc, names);
+	tcase_add_test(names_tc, status_fields);
+	tcase_add_loop_test(class_tc, classification_rule, 0, N_ELEMS(nvme_cases));
+	tcase_add_test(class_tc, classification_covers_every_rule);
+	tcase_add_test(class_tc, every_status);
+	suite_add_tcase(s, names_tc);
+	suite_add_tcase(s, class_tc);
+
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
