@@ -263,7 +263,9 @@ def c_set(values):
 
 def emit(out, exact, ranged, rules, classes):
     w = out.append
-    w("#ifdef UAE_SENSE_TABLES")
+    # Each part once per translation unit: KUnit compiles both decoders into one.
+    w("#if defined(UAE_SENSE_TABLES) && !defined(UAE_SENSE_TABLES_DONE)")
+    w("#define UAE_SENSE_TABLES_DONE")
     w("static const struct uae_asc_entry uae_asc_table[] = {")
     for (asc, ascq), desc in sorted(exact.items()):
         w(f"\t{{ 0x{asc:02x}, 0x{ascq:02x}, {c_string(ident(desc))} }},")
@@ -327,7 +329,8 @@ def emit(out, exact, ranged, rules, classes):
 
 def emit_nvme(out, codes, classes):
     w = out.append
-    w("#ifdef UAE_NVME_TABLES")
+    w("#if defined(UAE_NVME_TABLES) && !defined(UAE_NVME_TABLES_DONE)")
+    w("#define UAE_NVME_TABLES_DONE")
     w("/* Sorted by SCT << 8 | SC, for a binary search. */")
     w("static const struct uae_nvme_code uae_nvme_codes[] = {")
     for code, name in sorted(codes.items()):
