@@ -195,7 +195,8 @@ struct uae_class {
 	bool failover;		/* would another path to the LU help? */
 	enum uae_blk_status blk_status;
 	bool differs;		/* failover differs from the kernel's blk_path_error() */
-	uint16_t rule;		/* the row of docs/classification.md that matched */
+	/* The row that matched: docs/classification.md's SCSI table, or its NVMe table. */
+	uint16_t rule;
 };
 
 #define UAE_DID_OK		0x00

@@ -33,6 +33,26 @@ have=$(sed -n 's/^#define SCSI_CMD_RETRIES_NO_LIMIT[[:space:]]*\(-\{0,1\}[0-9]*\
 	"$src/drivers/scsi/scsi_priv.h")
 [ -n "$want" ] && [ "$want" = "$have" ]
 result $? "uae_hooks.c's UAE_CMD_RETRIES_NO_LIMIT ($want) is scsi_priv.h's ($have)"
+# The KUnit suite's copy of nvme_error_status() (static in drivers/nvme/host/core.c), its
+# oracle for the NVMe table, is the source's: the same cases and answers in the same order
+# (183h by value, as 6.12 renamed it; the reservation status by its older name).
+nvme_cases() {
+	sed -n "/^static blk_status_t $2(u16 status)/,/^}/p" "$1" |
+		sed -n 's/^[[:space:]]*\(case .*:\|return .*;\)[[:space:]]*$/\1/p' |
+		sed 's/case 0x183:/case NVME_SC_ONCS_NOT_SUPPORTED:/;
+			s/UAE_KUNIT_BLK_RESV_CONFLICT/BLK_STS_NEXUS/; s/BLK_STS_RESV_CONFLICT/BLK_STS_NEXUS/'
+}
+theirs=$(nvme_cases "$src/drivers/nvme/host/core.c" nvme_error_status)
+ours=$(nvme_cases kunit/uae_sense_kunit.c uae_kunit_nvme_error_status)
+[ -n "$theirs" ] && [ "$theirs" = "$ours" ]
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "$theirs" >/tmp/uae-nvme-theirs.$$
+	echo "$ours" >/tmp/uae-nvme-ours.$$
+	diff /tmp/uae-nvme-theirs.$$ /tmp/uae-nvme-ours.$$ | sed 's/^/# /'
+	rm -f /tmp/uae-nvme-theirs.$$ /tmp/uae-nvme-ours.$$
+fi
+result $rc "kunit's copy of nvme_error_status() is the kernel source's ($(echo "$theirs" | grep -c '^case') cases)"
 kos=
 for series in "$@"; do
 	kver=$(basename "$("$top/tests/vm/fetch-kernel.sh" "$series")")

@@ -263,29 +263,56 @@ static void print_json(const struct uae_sense *s, const struct uae_class *cl)
 }
 
 /*
- * uaectl decode --nvme STATUS: an NVMe completion status as Linux keeps it (the status
- * field without the phase tag, as "nvme ... status 0x4281" in the kernel log), named and
- * classified by the NVMe table of docs/classification.md.
+ * An NVMe status in hex, as Linux keeps it (the completion's status field without the
+ * phase tag, as the nvme_complete_rq tracepoint and nvme-cli show it: "4281", "0x4281"),
+ * or as its kernel log line gives it, status code type and status code: "2/81" (then
+ * without the flags, which the log line spells out).
  */
+static int parse_nvme_status(const char *arg, unsigned int *out)
+{
+	unsigned long sct, sc, v;
+	char *end;
+
+	if (!arg[0] || arg[0] == '-' || arg[0] == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(arg, &end, 16);
+	if (*end == '/') {
+		sct = v;
+		if (!end[1] || end[1] == '-' || end[1] == '+')
+			return -EINVAL;
+		sc = strtoul(end + 1, &end, 16);
+		if (errno || *end || sct > 7 || sc > 0xff)
+			return -EINVAL;
+		*out = (unsigned int)(sct << 8 | sc);
+		return 0;
+	}
+	if (errno || *end || v > 0x7fff)
+		return -EINVAL;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+/* uaectl decode --nvme STATUS: named and classified by docs/classification.md's NVMe table. */
 static int decode_nvme(const char *arg, bool json)
 {
 	const char *name, *sct;
-	struct uae_class cl;
+	struct uae_class cl, base;
 	unsigned int v;
-	uint64_t arg_v;
 
-	if (uaectl_parse_u64(arg, &arg_v) < 0 || arg_v > 0x7fff) {
-		fprintf(stderr, "uaectl decode: bad NVMe status '%s' (0 to 0x7fff)\n", arg);
+	if (parse_nvme_status(arg, &v) < 0) {
+		fprintf(stderr, "uaectl decode: bad NVMe status '%s' (hex, at most 7fff, or "
+			"SCT/SC)\n", arg);
 		return EXIT_USAGE;
 	}
-	v = (unsigned int)arg_v;
 	name = uae_nvme_status_name((uint16_t)v);
 	sct = uae_nvme_sct_name((uint16_t)v);
 	uae_nvme_classify((uint16_t)v, &cl);
+	uae_nvme_classify((uint16_t)(v & ~UAE_NVME_DNR), &base);
 	if (json) {
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "status", json_object_new_int((int)v));
+		json_object_object_add(o, "value", json_object_new_int((int)v));
 		json_object_object_add(o, "sct", json_object_new_int(UAE_NVME_SCT(v)));
 		json_object_object_add(o, "sct_name", sct ? json_object_new_string(sct) : NULL);
 		json_object_object_add(o, "sc", json_object_new_int(UAE_NVME_SC(v)));
@@ -298,13 +325,14 @@ static int decode_nvme(const char *arg, bool json)
 		json_object_put(o);
 		return EXIT_OK;
 	}
-	printf("NVMe status: %s (status code type %u %s, status code %02Xh)\n",
+	printf("NVMe status %04Xh: %s (status code type %u %s, status code %02Xh)\n", v,
 	       name ? name : "not named", UAE_NVME_SCT(v), sct ? sct : "reserved",
 	       UAE_NVME_SC(v));
-	printf("Flags:%s%s, command retry delay %u\n", v & UAE_NVME_DNR ? " DNR" : " no DNR",
-	       v & UAE_NVME_MORE ? " MORE" : "", UAE_NVME_CRD(v));
-	printf("Classification: %s, %s error, another path %s, kernel blk_status %s "
-	       "(NVMe rule %u%s)\n", uae_severity_name(cl.severity), uae_locus_name(cl.locus),
+	printf("Flags: DNR %s, More %s, CRD %u\n", v & UAE_NVME_DNR ? "set" : "clear",
+	       v & UAE_NVME_MORE ? "set" : "clear", UAE_NVME_CRD(v));
+	printf("Classification: %s%s, %s error, another path %s, kernel blk_status %s "
+	       "(NVMe rule %u%s)\n", uae_severity_name(cl.severity),
+	       cl.severity != base.severity ? " (DNR set)" : "", uae_locus_name(cl.locus),
 	       cl.failover ? "may help" : "does not help", uae_blk_status_name(cl.blk_status),
 	       cl.rule, cl.differs ? ", differs from blk_path_error()" : "");
 	return EXIT_OK;

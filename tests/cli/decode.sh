@@ -103,6 +103,15 @@ result $? "NVMe status 303h: ANA transition, another path may help"
 "$uaectl" decode --json --nvme 0x0081 |
 	jq -e '.name == "CAPACITY_EXCEEDED" and .classification.blk_status == "NOSPC"' >/dev/null
 result $? "NVMe status 81h: capacity exceeded, the thin pool's NOSPC"
+[ "$("$uaectl" decode --json --nvme 4281)" = "$("$uaectl" decode --json --nvme 0x4281)" ]
+result $? "an NVMe status is hex with or without 0x"
+"$uaectl" decode --json --nvme 0x2/0x81 |
+	jq -e '.value == 641 and .name == "UNRECOVERED_READ_ERROR" and (.dnr | not)' >/dev/null
+result $? "an NVMe status as the kernel log gives it: sct 0x2 / sc 0x81"
+"$uaectl" decode --nvme 4303 | grep -q '^Classification: fatal (DNR set),'
+result $? "DNR turns ANA transition's retryable into fatal, and says so"
+"$uaectl" decode --nvme 8/00 >/dev/null 2>&1
+result $(($? == 2 ? 0 : 1)) "an NVMe status code type past 7: exit 2"
 "$uaectl" decode --nvme 0x8000 >/dev/null 2>&1
 result $(($? == 2 ? 0 : 1)) "an NVMe status past 15 bits: exit 2"
 "$uaectl" decode --nvme 0x81 70 00 >/dev/null 2>&1
