@@ -31,12 +31,6 @@ struct uaed_event {
 	 * to this one, which owes them (rescan.h) but does not count it as a report of its own.
 	 */
 	bool logged_earlier;
-	/*
-	 * A space condition whose alert hooks took already for this path of the LU within
-	 * its target's window (floods.h): hooks get UAEVENTS_FLOOD_REPEAT=1, so that an alert
-	 * is not sent again each second while a full pool fails every write.
-	 */
-	bool flood_repeat;
 };
 
 #endif /* UAED_EVENT_H */

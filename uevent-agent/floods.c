@@ -30,7 +30,7 @@ struct window {
 	unsigned int n, size, occurrences;
 	char (*hctl)[32];
 	char (*wwid)[128];
-	bool *alerted;		/* the LU's alert was handed to hooks in this window */
+	uint64_t *hooked;	/* per LU, the hooks that took its alert in this window */
 	sd_event_source *timer;
 };
 
@@ -57,10 +57,10 @@ static void close_window(struct window *w)
 	w->timer = sd_event_source_disable_unref(w->timer);
 	free(w->hctl);
 	free(w->wwid);
-	free(w->alerted);
+	free(w->hooked);
 	w->hctl = NULL;
 	w->wwid = NULL;
-	w->alerted = NULL;
+	w->hooked = NULL;
 	w->used = false;
 }
 
@@ -170,23 +170,23 @@ bool uaed_floods_note(struct uaed_floods *f, const char *event, const char *hctl
 		h = h ? realloc(w->wwid, size * sizeof(*w->wwid)) : NULL;
 		if (h)
 			w->wwid = h;
-		h = h ? realloc(w->alerted, size * sizeof(*w->alerted)) : NULL;
+		h = h ? realloc(w->hooked, size * sizeof(*w->hooked)) : NULL;
 		if (h) {
-			w->alerted = h;
+			w->hooked = h;
 			w->size = size;
 		}
 	}
 	if (w->n < w->size) {
 		snprintf(w->hctl[w->n], sizeof(w->hctl[0]), "%s", hctl);
 		snprintf(w->wwid[w->n], sizeof(w->wwid[0]), "%s", wwid ? wwid : "");
-		w->alerted[w->n] = false;
+		w->hooked[w->n] = 0;
 		w->n++;
 	}
 	return true;
 }
 
-/* Where the window of @event's target keeps LU @hctl's alert flag; NULL: not followed. */
-static bool *alert_flag(struct uaed_floods *f, const char *event, const char *hctl)
+/* Where the window of @event's target keeps LU @hctl's hooks; NULL: not followed. */
+static uint64_t *hooked_of(struct uaed_floods *f, const char *event, const char *hctl)
 {
 	int condition = condition_of(event);
 	const char *colon = strrchr(hctl, ':');
@@ -202,25 +202,33 @@ static bool *alert_flag(struct uaed_floods *f, const char *event, const char *hc
 			continue;
 		for (unsigned int j = 0; j < w->n; j++)
 			if (!strcmp(w->hctl[j], hctl))
-				return &w->alerted[j];
+				return &w->hooked[j];
 		return NULL;
 	}
 	return NULL;
 }
 
-bool uaed_floods_alert_due(struct uaed_floods *f, const char *event, const char *hctl)
+uint64_t uaed_floods_hooked(struct uaed_floods *f, const char *event, const char *hctl)
 {
-	bool *alerted = alert_flag(f, event, hctl);
+	uint64_t *hooked = hooked_of(f, event, hctl);
 
-	return !alerted || !*alerted;
+	return hooked ? *hooked : 0;
 }
 
-void uaed_floods_alerted(struct uaed_floods *f, const char *event, const char *hctl)
+void uaed_floods_add_hooked(struct uaed_floods *f, const char *event, const char *hctl,
+			    uint64_t hooks)
 {
-	bool *alerted = alert_flag(f, event, hctl);
+	uint64_t *hooked = hooked_of(f, event, hctl);
 
-	if (alerted)
-		*alerted = true;
+	if (hooked)
+		*hooked |= hooks;
+}
+
+void uaed_floods_forget_hooks(struct uaed_floods *f)
+{
+	for (int i = 0; f && i < WINDOWS; i++)
+		for (unsigned int j = 0; f->w[i].used && j < f->w[i].n; j++)
+			f->w[i].hooked[j] = 0;
 }
 
 int uaed_floods_new(struct uaed_floods **ret, sd_event *loop)

@@ -11,6 +11,7 @@
 #define UAED_FLOODS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <systemd/sd-event.h>
 
@@ -29,12 +30,15 @@ bool uaed_floods_covers(const char *event);
 bool uaed_floods_note(struct uaed_floods *f, const char *event, const char *hctl,
 		      const char *wwid, int priority);
 /*
- * For hooks: whether @event on LU @hctl still needs its alert in its target's window
- * (true also for what no window follows), and that it was handed to hooks.  An event
- * noted first in the window but whose hooks did not run (an injected one, a full queue)
- * leaves the alert due: the next event of that LU in the window makes it.
+ * For hooks (a bit per hook, by its place in the hook folder's list): those that took the
+ * alert of @event on LU @hctl in its target's window already (0 for what no window
+ * follows), and those that took it now.  A hook that did not run for the LU's first
+ * event (an injected one, a full queue) takes the next.  A reread hook folder numbers
+ * hooks anew: forget them all (at least once, never lost).
  */
-bool uaed_floods_alert_due(struct uaed_floods *f, const char *event, const char *hctl);
-void uaed_floods_alerted(struct uaed_floods *f, const char *event, const char *hctl);
+uint64_t uaed_floods_hooked(struct uaed_floods *f, const char *event, const char *hctl);
+void uaed_floods_add_hooked(struct uaed_floods *f, const char *event, const char *hctl,
+			    uint64_t hooks);
+void uaed_floods_forget_hooks(struct uaed_floods *f);
 
 #endif /* UAED_FLOODS_H */

@@ -257,7 +257,8 @@ static int add_env_u64(struct job *j, int *n, const char *key, uint64_t v)
 }
 
 /* The whole environment, from scratch: nothing of the daemon's own leaks in. */
-static int build_env(struct job *j, const struct uaed_event *e, const char *mail_to)
+static int build_env(struct job *j, const struct uaed_event *e, const char *mail_to,
+		     bool flood_repeat)
 {
 	struct uae_event *ev = e->ev;
 	char buf[32];
@@ -281,7 +282,7 @@ static int build_env(struct job *j, const struct uaed_event *e, const char *mail
 	if (e->stack[0])
 		r |= add_env(j, &n, "UAEVENTS_STACK", e->stack);
 	/* An alert already sent for this LU within its target's window (event.h). */
-	if (e->flood_repeat)
+	if (flood_repeat)
 		r |= add_env(j, &n, "UAEVENTS_FLOOD_REPEAT", "1");
 	/* The configuration's, for hooks that send mail (space-wall-alert). */
 	if (mail_to[0])
@@ -578,10 +579,10 @@ static void start_next(struct uaed_hooks *h)
 	}
 }
 
-unsigned int uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event)
+uint64_t uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event, uint64_t repeat)
 {
 	struct uaed_event e = *event;
-	unsigned int queued = 0;
+	uint64_t queued = 0;
 	bool identity = false;
 	int r;
 
@@ -606,7 +607,7 @@ unsigned int uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event
 			identity = true;
 		}
 		j = calloc(1, sizeof(*j));
-		r = j ? build_env(j, &e, h->mail_to) : -ENOMEM;
+		r = j ? build_env(j, &e, h->mail_to, repeat & (1ULL << i)) : -ENOMEM;
 		if (r == 0) {
 			j->fd = fcntl(h->hooks[i].fd, F_DUPFD_CLOEXEC, 3);
 			r = j->fd < 0 ? -errno : 0;
@@ -623,7 +624,7 @@ unsigned int uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *event
 		}
 		snprintf(j->name, sizeof(j->name), "%s", h->hooks[i].name);
 		enqueue(h, j);
-		queued++;
+		queued |= 1ULL << i;
 	}
 	start_next(h);
 	return queued;

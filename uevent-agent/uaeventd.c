@@ -240,13 +240,13 @@ static void act_on(struct daemon *d, struct uaed_event *e)
 		uaed_sysfs_read(e->hctl, "wwid", e->wwid, sizeof(e->wwid));
 	uaed_rescan_event(d->rescan, e);
 	/*
-	 * A space condition's alert once per LU and flood window (floods.h), counted as made
-	 * only once some hook took it: a full pool fails every write, about one event a
-	 * second per LU, and hooks get UAEVENTS_FLOOD_REPEAT=1 for the rest.
+	 * A space condition's alert once per hook, LU path and flood window (floods.h): a
+	 * full pool fails every write, about one event a second per LU, and a hook that took
+	 * the alert gets UAEVENTS_FLOOD_REPEAT=1 for the rest.
 	 */
-	e->flood_repeat = !uaed_floods_alert_due(d->floods, e->name, e->hctl);
-	if (uaed_hooks_run(d->hooks, e) && !e->flood_repeat)
-		uaed_floods_alerted(d->floods, e->name, e->hctl);
+	uaed_floods_add_hooked(d->floods, e->name, e->hctl,
+			       uaed_hooks_run(d->hooks, e,
+					      uaed_floods_hooked(d->floods, e->name, e->hctl)));
 }
 
 static void from_module_event(struct uae_event *ev, struct uaed_event *e)
@@ -799,6 +799,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	check_resize_command(&cfg);
 	d->cfg = cfg;
 	uaed_hooks_scan(d->hooks, &d->cfg);
+	/* The hooks are numbered anew: a space alert is made again rather than missed. */
+	uaed_floods_forget_hooks(d->floods);
 	apply_handoff(d);
 	uaed_log(LOG_INFO, "uaeventd: configuration reloaded");
 	return 0;

@@ -421,7 +421,7 @@ static void hooks_event(struct hook_env *t, const char *name)
 	snprintf(e.name, sizeof(e.name), "%s", name);
 	strcpy(e.category, "none");
 	strcpy(e.hctl, "99:0:0:0");
-	uaed_hooks_run(t->h, &e);
+	uaed_hooks_run(t->h, &e, 0);
 }
 
 static void hooks_wait(struct hook_env *t)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tap-plan: 5
+# tap-plan: 6
 # Sourced by run.sh.  A thin pool shared by 64 LUNs of one target runs low: each LU's soft
 # threshold alert is logged with all its fields, a repeat within the window at notice
 # priority, and once the window ends one summary names the target and every LU.
@@ -10,6 +10,11 @@ all_luns() {
 	[ "$(cat "$SAW")" -eq $LUNS ]
 }
 check "no scsi_debug of an earlier test is left" wait_for 30 sdebug_gone
+# uaeventd's flood windows are its own, in memory, 60 s per target: an earlier script's
+# space events on a target of the same number (host numbers are reused: readme.sh's on
+# 2:0:0) would be counted in this one.  A restart starts them afresh.
+check "uaeventd restarted: no flood window of an earlier script is open" \
+	sh -c 'systemctl restart uaeventd && systemctl is-active --quiet uaeventd'
 modprobe scsi_debug dev_size_mb=16 max_luns=$LUNS num_tgts=1
 DISK=$(wait_for 30 scsi_debug_disk)
 HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
