@@ -158,9 +158,20 @@ bool uaed_floods_note(struct uaed_floods *f, const char *event, const char *hctl
 	if (!w)
 		return true;
 	w->occurrences++;
-	for (unsigned int i = 0; i < w->n; i++)
-		if (!strcmp(w->hctl[i], hctl))
-			return false;
+	for (unsigned int i = 0; i < w->n; i++) {
+		if (strcmp(w->hctl[i], hctl))
+			continue;
+		/*
+		 * The same address, another volume (a LUN reused, a device removed and added):
+		 * a first of its own, which no hook has alerted for yet.
+		 */
+		if (wwid && wwid[0] && w->wwid[i][0] && strcmp(w->wwid[i], wwid)) {
+			snprintf(w->wwid[i], sizeof(w->wwid[0]), "%s", wwid);
+			w->hooked[i] = 0;
+			return true;
+		}
+		return false;
+	}
 	if (w->n == w->size && w->size < LUS) {
 		unsigned int size = w->size ? 2 * w->size : 16;
 		void *h = realloc(w->hctl, size * sizeof(*w->hctl));

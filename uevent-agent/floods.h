@@ -32,9 +32,10 @@ bool uaed_floods_note(struct uaed_floods *f, const char *event, const char *hctl
 /*
  * For hooks (a bit per hook, by its place in the hook folder's list): those that took the
  * alert of @event on LU @hctl in its target's window already (0 for what no window
- * follows), and those that took it now.  A hook that did not run for the LU's first
- * event (an injected one, a full queue) takes the next.  A reread hook folder numbers
- * hooks anew: forget them all (at least once, never lost).
+ * follows), and those that took it now.  A hook that was not queued for the LU's first
+ * event (an injected one, a full queue) takes the next; one queued counts as having
+ * taken it, also if it then could not start (hooks.c logs that).  A reread hook folder
+ * numbers hooks anew: forget them all (at least once).  A restart forgets them too.
  */
 uint64_t uaed_floods_hooked(struct uaed_floods *f, const char *event, const char *hctl);
 void uaed_floods_add_hooked(struct uaed_floods *f, const char *event, const char *hctl,

@@ -281,7 +281,7 @@ static int build_env(struct job *j, const struct uaed_event *e, const char *mail
 	/* The summary only: the entry's UAEVENTS_STACK_* fields, or uaectl stack, say all. */
 	if (e->stack[0])
 		r |= add_env(j, &n, "UAEVENTS_STACK", e->stack);
-	/* An alert already sent for this LU within its target's window (event.h). */
+	/* This hook took this LU path's space alert in its target's window already (floods.h). */
 	if (flood_repeat)
 		r |= add_env(j, &n, "UAEVENTS_FLOOD_REPEAT", "1");
 	/* The configuration's, for hooks that send mail (space-wall-alert). */

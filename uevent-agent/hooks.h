@@ -29,10 +29,9 @@ void uaed_hooks_free(struct uaed_hooks *h);
  * refused, logged.
  */
 void uaed_hooks_scan(struct uaed_hooks *h, const struct uaed_config *cfg);
-/* Start (or queue, past max_concurrent) every hook that wants @e. */
 /*
- * Queue every hook that wants @e; a bit per hook queued (by its place in the folder's
- * list, at most 64).  The hooks of @repeat get UAEVENTS_FLOOD_REPEAT=1: each took this
+ * Start (or queue, past max_concurrent) every hook that wants @e; a bit per hook queued
+ * (by its place in the folder's list, at most 64).  The hooks of @repeat get UAEVENTS_FLOOD_REPEAT=1: each took this
  * LU's space alert within its target's window already (floods.h).
  */
 uint64_t uaed_hooks_run(struct uaed_hooks *h, const struct uaed_event *e, uint64_t repeat);

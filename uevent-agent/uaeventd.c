@@ -235,6 +235,8 @@ struct daemon {
 
 static void act_on(struct daemon *d, struct uaed_event *e)
 {
+	uint64_t took;
+
 	/* Stock uevents carry no WWID of their own; rescans need it. */
 	if (!e->wwid[0])
 		uaed_sysfs_read(e->hctl, "wwid", e->wwid, sizeof(e->wwid));
@@ -244,9 +246,9 @@ static void act_on(struct daemon *d, struct uaed_event *e)
 	 * full pool fails every write, about one event a second per LU, and a hook that took
 	 * the alert gets UAEVENTS_FLOOD_REPEAT=1 for the rest.
 	 */
-	uaed_floods_add_hooked(d->floods, e->name, e->hctl,
-			       uaed_hooks_run(d->hooks, e,
-					      uaed_floods_hooked(d->floods, e->name, e->hctl)));
+	took = uaed_floods_hooked(d->floods, e->name, e->hctl);
+	took = uaed_hooks_run(d->hooks, e, took);
+	uaed_floods_add_hooked(d->floods, e->name, e->hctl, took);
 }
 
 static void from_module_event(struct uae_event *ev, struct uaed_event *e)
@@ -387,6 +389,8 @@ static void handle_event(struct daemon *d, struct uae_event *ev)
 			set_stack(&e, stack);
 			uae_stack_unref(stack);
 			e.logged_earlier = true;
+			/* Followed for its hooks' alerts, as if logged now (floods.h). */
+			uaed_floods_note(d->floods, e.name, e.hctl, e.wwid, LOG_NOTICE);
 			act_on(d, &e);
 		}
 		return;

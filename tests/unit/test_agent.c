@@ -496,6 +496,40 @@ START_TEST(hooks_run_the_checked_file)
 }
 END_TEST
 
+/* UAEVENTS_FLOOD_REPEAT=1 for the hooks of the mask only; the hooks queued, a bit each. */
+START_TEST(hooks_flood_repeat_per_hook)
+{
+	struct uaed_event e = { .ev = NULL };
+	struct hook_env t;
+	char script[256];
+	const char *out;
+	uint64_t took;
+
+	hooks_setup(&t, 4);
+	for (char c = 'a'; c <= 'b'; c++) {
+		char name[8];
+
+		snprintf(script, sizeof(script), "#!/bin/sh\necho \"%c ${UAEVENTS_FLOOD_REPEAT:-0}\" "
+			 ">>%s/out\n", c, t.dir);
+		snprintf(name, sizeof(name), "all-%c", c);
+		write_file(t.dir, name, script, 0755);
+	}
+	uaed_hooks_scan(t.h, &t.cfg);
+	strcpy(e.kind, "ua");
+	strcpy(e.name, "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED");
+	strcpy(e.category, "space");
+	strcpy(e.hctl, "99:0:0:0");
+	/* Whichever hook the folder's list has first took the alert already. */
+	took = uaed_hooks_run(t.h, &e, 1);
+	hooks_wait(&t);
+	ck_assert_uint_eq(took, 3);
+	out = read_out(&t, "out");
+	ck_assert_msg(strlen(out) == 8 && strstr(out, " 1\n") && strstr(out, " 0\n"),
+		      "hooks printed: %s", out);
+	hooks_teardown(&t);
+}
+END_TEST
+
 /* A folder others can write to (here: its group) runs no hooks at all. */
 START_TEST(hooks_unsafe_folder)
 {
@@ -653,6 +687,43 @@ START_TEST(floods_first_per_lu)
 	ck_assert(uaed_floods_note(f, "CAPACITY_DATA_HAS_CHANGED", "2:0:1:7", "", 5));
 	ck_assert(uaed_floods_note(f, "CAPACITY_DATA_HAS_CHANGED", "2:0:1:7", "", 5));
 	ck_assert(uaed_floods_note(NULL, soft, "2:0:1:7", "", 4));
+	uaed_floods_free(f);
+	sd_event_unref(loop);
+}
+END_TEST
+
+/* What each hook took of a LU's space alert in its window (the soak found one flag for all). */
+START_TEST(floods_hooks_per_hook)
+{
+	const char *soft = "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED";
+	struct uaed_floods *f = NULL;
+	sd_event *loop = NULL;
+
+	ck_assert_int_eq(sd_event_new(&loop), 0);
+	ck_assert_int_eq(uaed_floods_new(&f, loop), 0);
+	/* Nothing followed yet, and nothing for what no window covers. */
+	ck_assert_uint_eq(uaed_floods_hooked(f, soft, "2:0:1:0"), 0);
+	ck_assert(uaed_floods_note(f, soft, "2:0:1:0", "naa.1", 4));
+	ck_assert(uaed_floods_note(f, soft, "2:0:1:1", "naa.2", 4));
+	ck_assert_uint_eq(uaed_floods_hooked(f, soft, "2:0:1:0"), 0);
+	/* Hook 0 took LU 0's alert; hook 63 too, later: each its own bit, the others none. */
+	uaed_floods_add_hooked(f, soft, "2:0:1:0", 1);
+	uaed_floods_add_hooked(f, soft, "2:0:1:0", 1ULL << 63);
+	ck_assert_uint_eq(uaed_floods_hooked(f, soft, "2:0:1:0"), 1 | 1ULL << 63);
+	ck_assert_uint_eq(uaed_floods_hooked(f, soft, "2:0:1:1"), 0);
+	ck_assert_uint_eq(uaed_floods_hooked(f, "SPACE_ALLOCATION_FAILED_WRITE_PROTECT",
+					     "2:0:1:0"), 0);
+	uaed_floods_add_hooked(f, "CAPACITY_DATA_HAS_CHANGED", "2:0:1:0", 2);
+	ck_assert_uint_eq(uaed_floods_hooked(f, "CAPACITY_DATA_HAS_CHANGED", "2:0:1:0"), 0);
+	/* The same volume again: a repeat, its hooks kept; another volume at the address: new. */
+	ck_assert(!uaed_floods_note(f, soft, "2:0:1:0", "naa.1", 4));
+	ck_assert_uint_eq(uaed_floods_hooked(f, soft, "2:0:1:0"), 1 | 1ULL << 63);
+	ck_assert(uaed_floods_note(f, soft, "2:0:1:0", "naa.9", 4));
+	ck_assert_uint_eq(uaed_floods_hooked(f, soft, "2:0:1:0"), 0);
+	/* A reload numbers hooks anew: all forgotten. */
+	uaed_floods_add_hooked(f, soft, "2:0:1:1", 4);
+	uaed_floods_forget_hooks(f);
+	ck_assert_uint_eq(uaed_floods_hooked(f, soft, "2:0:1:1"), 0);
 	uaed_floods_free(f);
 	sd_event_unref(loop);
 }
@@ -867,10 +938,12 @@ int main(void)
 	tcase_add_test(tc, state_keeps_owed_work);
 	tcase_add_test(tc, handoff_follows_config);
 	tcase_add_test(tc, hooks_run_the_checked_file);
+	tcase_add_test(tc, hooks_flood_repeat_per_hook);
 	tcase_add_test(tc, hooks_unsafe_folder);
 	tcase_add_test(tc, hooks_queue_bounded);
 	tcase_add_test(tc, resize_command_checked);
 	tcase_add_test(tc, floods_first_per_lu);
+	tcase_add_test(tc, floods_hooks_per_hook);
 	tcase_add_test(tc, mpath_wwid_names_lu);
 	tcase_add_test(tc, metrics_file_from_hostile_wwid);
 	tcase_add_test(tc, report_luns_whole_list_only);
