@@ -162,6 +162,15 @@ def check_failover(where, failover, blk, reason):
     return differs
 
 
+def check_row(where, number, rows, sev, locus, failover, blk):
+    """What both tables' rows must be: in order, of known classes."""
+    if int(number) != len(rows) + 1:
+        fail(f"{where}: rule {number} out of order")
+    if sev not in SEVERITIES or locus not in LOCI or blk not in BLK_STATUSES \
+            or failover not in ("yes", "no"):
+        fail(f"{where}: bad severity, locus, failover or blk_status")
+
+
 def read_classes(path):
     rows = []
     for n, cells in table_rows(path, "The table"):
@@ -169,11 +178,7 @@ def read_classes(path):
         if len(cells) != 11:
             fail(f"{where}: want 11 cells, found {len(cells)}")
         number, host, status, key, asc, ascq, sev, locus, failover, blk, reason = cells
-        if int(number) != len(rows) + 1:
-            fail(f"{where}: rule {number} out of order")
-        if sev not in SEVERITIES or locus not in LOCI or blk not in BLK_STATUSES \
-                or failover not in ("yes", "no"):
-            fail(f"{where}: bad severity, locus, failover or blk_status")
+        check_row(where, number, rows, sev, locus, failover, blk)
         differs = check_failover(where, failover, blk, reason)
         rows.append(dict(number=int(number),
                          host=byte_set(host, HOST_BYTES, where),
@@ -235,13 +240,9 @@ def read_nvme_classes(path):
         if len(cells) != 8:
             fail(f"{where}: want 8 cells, found {len(cells)}")
         number, sct, sc, sev, locus, failover, blk, reason = cells
-        if int(number) != len(rows) + 1:
-            fail(f"{where}: rule {number} out of order")
+        check_row(where, number, rows, sev, locus, failover, blk)
         if sct != "*" and not re.fullmatch(r"[0-7]", sct):
             fail(f"{where}: bad status code type '{sct}'")
-        if sev not in SEVERITIES or locus not in LOCI or blk not in BLK_STATUSES \
-                or failover not in ("yes", "no"):
-            fail(f"{where}: bad severity, locus, failover or blk_status")
         rows.append(dict(number=int(number), sct=None if sct == "*" else int(sct),
                          sc=sc_set(sc, where), sev=sev, locus=locus,
                          failover=failover == "yes", blk=blk,
