@@ -7,6 +7,7 @@ UAE_TABLE_INPUTS := $(UAE_TOP)/sense/gen-tables.py \
 		    $(UAE_TOP)/sense/data/asc-additions.txt \
 		    $(UAE_TOP)/sense/data/ua-events.txt \
 		    $(UAE_TOP)/sense/data/nvme-status.txt \
+		    $(UAE_TOP)/sense/data/nvme-aen.txt \
 		    $(UAE_TOP)/docs/classification.md
 
 quiet_cmd_gen_tables = GEN     $@
@@ -15,7 +16,8 @@ quiet_cmd_gen_tables = GEN     $@
 			      $(UAE_TOP)/sense/data/asc-additions.txt \
 			--ua $(UAE_TOP)/sense/data/ua-events.txt \
 			--classes $(UAE_TOP)/docs/classification.md \
-			--nvme $(UAE_TOP)/sense/data/nvme-status.txt
+			--nvme $(UAE_TOP)/sense/data/nvme-status.txt \
+			--nvme-aen $(UAE_TOP)/sense/data/nvme-aen.txt
 
 $(obj)/uae_sense_tables.h: $(UAE_TABLE_INPUTS) FORCE
 	$(call if_changed,gen_tables)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The shared NVMe completion status decoder and error classifier.  Freestanding: no libc,
- * no kernel API.  The tables come from sense/data/nvme-status.txt and
- * docs/classification.md through gen-tables.py.
+ * no kernel API.  The tables come from sense/data/nvme-status.txt, sense/data/nvme-aen.txt
+ * and docs/classification.md through gen-tables.py.
  */
 #include "uae_nvme.h"
 
@@ -29,22 +29,42 @@ struct uae_nvme_rule {
 
 #define UAE_NVME_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-const char *uae_nvme_status_name(uint16_t status)
+/* The name of @code in @tab (sorted by code), or NULL. */
+static const char *uae_nvme_find(const struct uae_nvme_code *tab, size_t n, uint16_t code)
 {
-	uint16_t code = status & 0x7ff;
-	size_t lo = 0, hi = UAE_NVME_ARRAY_SIZE(uae_nvme_codes);
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (uae_nvme_codes[mid].code == code)
-			return uae_nvme_codes[mid].name;
-		if (uae_nvme_codes[mid].code < code)
+		if (tab[mid].code == code)
+			return tab[mid].name;
+		if (tab[mid].code < code)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return NULL;
+}
+
+const char *uae_nvme_status_name(uint16_t status)
+{
+	return uae_nvme_find(uae_nvme_codes, UAE_NVME_ARRAY_SIZE(uae_nvme_codes), status & 0x7ff);
+}
+
+const char *uae_nvme_aen_name(uint32_t result)
+{
+	uint8_t type = UAE_NVME_AEN_TYPE(result);
+	const char *name;
+
+	name = uae_nvme_find(uae_nvme_aens, UAE_NVME_ARRAY_SIZE(uae_nvme_aens),
+			     (uint16_t)(type << 8 | UAE_NVME_AEN_INFO(result)));
+	return name ? name : uae_nvme_aen_types[type][1];
+}
+
+const char *uae_nvme_aen_class(uint32_t result)
+{
+	return uae_nvme_aen_types[UAE_NVME_AEN_TYPE(result)][0];
 }
 
 const char *uae_nvme_sct_name(uint16_t status)

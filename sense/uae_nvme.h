@@ -38,4 +38,22 @@ void uae_nvme_classify(uint16_t status, struct uae_class *out);
 /* Rows in the NVMe classification table (rules are numbered from 1). */
 unsigned int uae_nvme_class_rule_count(void);
 
+/*
+ * An asynchronous event's result (completion dword 0 of an Asynchronous Event Request, as
+ * the nvme_async_event tracepoint and NVME_AEN= give it): its type, information and the
+ * log page that tells more (reading it with RAE clear re-arms the event).
+ */
+#define UAE_NVME_AEN_TYPE(result)	((result) & 0x7)
+#define UAE_NVME_AEN_INFO(result)	(((result) >> 8) & 0xff)
+#define UAE_NVME_AEN_LOG_PAGE(result)	(((result) >> 16) & 0xff)
+
+/*
+ * "NVME_NAMESPACE_ATTRIBUTE_CHANGED", "NVME_SPARE_BELOW_THRESHOLD", ... from the type and
+ * information (sense/data/nvme-aen.txt); an event the list lacks is named by its type
+ * ("NVME_NOTICE", "NVME_VENDOR_EVENT", ...): never NULL.
+ */
+const char *uae_nvme_aen_name(uint32_t result);
+/* The class of its type: "error", "smart", "notice", "io_command_set", "vendor", "reserved". */
+const char *uae_nvme_aen_class(uint32_t result);
+
 #endif /* UAE_NVME_H */

@@ -153,6 +153,57 @@ START_TEST(every_status)
 }
 END_TEST
 
+/* Asynchronous events: the spec's, the kernel's values (tests/vm/guest/nvme.sh's too). */
+START_TEST(aen_names)
+{
+	ck_assert_str_eq(uae_nvme_aen_name(0x040002), "NVME_NAMESPACE_ATTRIBUTE_CHANGED");
+	ck_assert_str_eq(uae_nvme_aen_name(0x0c0302), "NVME_ANA_CHANGE");
+	ck_assert_str_eq(uae_nvme_aen_name(0x030102), "NVME_FIRMWARE_ACTIVATION_STARTING");
+	ck_assert_str_eq(uae_nvme_aen_name(0x70f002), "NVME_DISCOVERY_LOG_CHANGE");
+	ck_assert_str_eq(uae_nvme_aen_name(0x020201), "NVME_SPARE_BELOW_THRESHOLD");
+	ck_assert_str_eq(uae_nvme_aen_name(0x020101), "NVME_TEMPERATURE_THRESHOLD");
+	ck_assert_str_eq(uae_nvme_aen_name(0x020001), "NVME_SUBSYSTEM_RELIABILITY_DEGRADED");
+	ck_assert_str_eq(uae_nvme_aen_name(0x010300), "NVME_PERSISTENT_INTERNAL_ERROR");
+	ck_assert_str_eq(uae_nvme_aen_name(0x800006), "NVME_RESERVATION_LOG_PAGE_AVAILABLE");
+	/* The log page does not name the event: the type and information do. */
+	ck_assert_str_eq(uae_nvme_aen_name(0xff0302), "NVME_ANA_CHANGE");
+	/* One the list lacks is named by its type: never NULL, never another's name. */
+	ck_assert_str_eq(uae_nvme_aen_name(0x00ee02), "NVME_NOTICE");
+	ck_assert_str_eq(uae_nvme_aen_name(0x00ee00), "NVME_ERROR_EVENT");
+	ck_assert_str_eq(uae_nvme_aen_name(0x00ee01), "NVME_SMART_EVENT");
+	ck_assert_str_eq(uae_nvme_aen_name(0x000107), "NVME_VENDOR_EVENT");
+	ck_assert_str_eq(uae_nvme_aen_name(0x000003), "NVME_RESERVED_EVENT");
+	ck_assert_str_eq(uae_nvme_aen_class(0x020201), "smart");
+	ck_assert_str_eq(uae_nvme_aen_class(0x0c0302), "notice");
+	ck_assert_str_eq(uae_nvme_aen_class(0x000000), "error");
+	ck_assert_str_eq(uae_nvme_aen_class(0x800006), "io_command_set");
+	ck_assert_str_eq(uae_nvme_aen_class(0x000007), "vendor");
+	ck_assert_str_eq(uae_nvme_aen_class(0x000004), "reserved");
+}
+END_TEST
+
+/* Every result has a name and a class, each event of the list its own name. */
+START_TEST(every_aen)
+{
+	unsigned int listed = 0;
+
+	for (uint32_t type = 0; type < 8; type++)
+		for (uint32_t info = 0; info < 256; info++) {
+			uint32_t result = info << 8 | type;
+			const char *name = uae_nvme_aen_name(result);
+
+			ck_assert_ptr_nonnull(name);
+			ck_assert_ptr_nonnull(uae_nvme_aen_class(result));
+			ck_assert_str_eq(name, uae_nvme_aen_name(result | 0xff0000));
+			/* Information FFh is listed for no type: its name is the type's. */
+			if (strcmp(name, uae_nvme_aen_name(0xff00 | type)) != 0)
+				listed++;
+		}
+	/* The 20 events of sense/data/nvme-aen.txt, and no other value. */
+	ck_assert_uint_eq(listed, 20);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("nvme");
@@ -163,6 +214,8 @@ int main(void)
 
 	tcase_add_test(names_tc, names);
 	tcase_add_test(names_tc, status_fields);
+	tcase_add_test(names_tc, aen_names);
+	tcase_add_test(names_tc, every_aen);
 	tcase_add_loop_test(class_tc, classification_rule, 0, N_ELEMS(nvme_cases));
 	tcase_add_test(class_tc, classification_covers_every_rule);
 	tcase_add_test(class_tc, every_status);
