@@ -24,6 +24,7 @@ struct sk_buff;
 #define UAE_SGDEV_LEN	16
 #define UAE_WWID_LEN	128
 #define UAE_SERIAL_LEN	64
+#define UAE_NVME_CTRL_LEN	16	/* "nvme%d" */
 
 /* One event, as published and as kept in the history: plain data, no pointers to free. */
 struct uae_record {
@@ -53,9 +54,15 @@ struct uae_record {
 	u8 host_byte, status;
 	u32 error;		/* errno the block layer returned, 0 if none */
 	struct uae_class class;
+	u8 transport;		/* enum uaevents_transport */
+	char nvme_ctrl[UAE_NVME_CTRL_LEN];	/* NVMe: the controller, "" if unknown */
+	u32 aen_result;		/* UAEVENTS_KIND_AEN: completion dword 0 */
 };
 
-/* What a hook saw; uae_capture() turns it into an event. */
+/*
+ * What a hook saw; uae_capture() turns it into an event.  A SCSI event's @sdev is set; an
+ * NVMe event (@transport) has none, only its controller.
+ */
 struct uae_capture {
 	struct scsi_device *sdev;
 	struct request *rq;	/* NULL for injected events */
@@ -67,6 +74,10 @@ struct uae_capture {
 	u8 opcode;		/* CDB operation code, 0 without a command */
 	u8 host_byte, status;
 	u32 error;
+	u8 transport;			/* enum uaevents_transport */
+	const void *nvme_ctrl;		/* the struct nvme_ctrl: compared, never followed */
+	const char *nvme_ctrl_name;	/* its device's name, NULL if not known */
+	u32 aen_result;
 };
 
 /* The multicast groups, each with its own sequence numbers. */
@@ -74,6 +85,7 @@ enum uae_group {
 	UAE_GROUP_UA,
 	UAE_GROUP_ERROR,	/* errors and timeouts */
 	UAE_GROUP_SGIO,
+	UAE_GROUP_AEN,
 	UAE_GROUPS
 };
 
@@ -84,6 +96,8 @@ static inline u8 uae_group_of(u8 kind)
 		return UAE_GROUP_UA;
 	case UAEVENTS_KIND_SGIO:
 		return UAE_GROUP_SGIO;
+	case UAEVENTS_KIND_AEN:
+		return UAE_GROUP_AEN;
 	default:
 		return UAE_GROUP_ERROR;
 	}
@@ -95,7 +109,8 @@ static inline u8 uae_group_of(u8 kind)
  * user's command from the kernel's and an expected failure from news.  The device is its
  * object and its address: a device that never became visible (a scan's probe of a LUN)
  * is freed without a removal to forget it by, and the allocator may hand its memory to
- * the probe of the next LUN.
+ * the probe of the next LUN.  An NVMe asynchronous event's device is its controller (its
+ * host too), and what happened is its result (@detail).
  */
 struct uae_coalesce_key {
 	const void *origin;	/* the scsi_device; its Scsi_Host in a summary */
@@ -104,6 +119,7 @@ struct uae_coalesce_key {
 	u32 host_no, channel, id;
 	u32 flags;		/* UAEVENTS_FLAG_*, UAEVENTS_FLAG_SUMMARY in a summary */
 	u8 kind, host_byte, status, sense_key, asc, ascq, opcode;
+	u32 detail;
 };
 
 /* An event on its way: a record plus the device reference it holds. */
@@ -214,6 +230,10 @@ int uae_hooks_init(void);
 void uae_hooks_exit(void);
 /* Hits the kprobe machinery skipped: each may have been an event. */
 u64 uae_hooks_missed(void);
+
+/* uae_nvme_hooks.c: NVMe asynchronous events, while nvme_core is loaded. */
+int uae_nvme_init(void);
+void uae_nvme_exit(void);
 
 /* uae_history.c */
 int uae_history_init(unsigned int size);

@@ -27,6 +27,7 @@
 #include <scsi/scsi_host.h>
 
 #include "uae.h"
+#include "uae_nvme.h"
 
 static DEFINE_RAW_SPINLOCK(uae_lock);	/* everything below */
 static struct uae_event *uae_pool;	/* uae_max_pending events, allocated at load */
@@ -112,7 +113,7 @@ static bool uae_host_leaving(struct Scsi_Host *shost)
 	       state == SHOST_DEL_RECOVERY;
 }
 
-/* Under uae_lock: UAE_COALESCE_* for an occurrence on @sdev. */
+/* Under uae_lock: UAE_COALESCE_* for an occurrence on @sdev (NULL: an NVMe controller). */
 static unsigned int uae_coalesce_state_locked(struct scsi_device *sdev)
 {
 	enum scsi_device_state state;
@@ -120,6 +121,8 @@ static unsigned int uae_coalesce_state_locked(struct scsi_device *sdev)
 
 	if (uae_nr_free < uae_pool_size / 4)
 		ret |= UAE_COALESCE_SHORT;
+	if (!sdev)
+		return ret;
 	/* Set under state_mutex, read without it: as for the host's, above. */
 	state = data_race(sdev->sdev_state);
 	if (state == SDEV_CANCEL || state == SDEV_DEL || uae_host_leaving(sdev->host))
@@ -247,6 +250,26 @@ static void uae_fill_request(struct uae_record *rec, struct request *rq)
 		strscpy(rec->devname, disk->disk_name, sizeof(rec->devname));
 }
 
+/*
+ * Under uae_lock: the record of an NVMe event.  Nothing is pinned: a reference on the
+ * controller's device would make its last put, which frees the controller through its
+ * transport's module, wait for delivery without pinning that module.  Its name is copied
+ * instead, and uaeventd reads the rest from sysfs.
+ */
+static void uae_fill_nvme(struct uae_event *ev, const struct uae_capture *in)
+{
+	struct uae_record *rec = &ev->rec;
+
+	rec->transport = UAEVENTS_TRANSPORT_NVME;
+	if (in->nvme_ctrl_name)
+		strscpy(rec->nvme_ctrl, in->nvme_ctrl_name, sizeof(rec->nvme_ctrl));
+	rec->aen_result = in->aen_result;
+	rec->name = uae_nvme_aen_name(in->aen_result);
+	ev->sdev = NULL;
+	ev->origin = in->nvme_ctrl;
+	ev->identified = false;
+}
+
 /* Under uae_lock: the record of one occurrence. */
 static void uae_fill(struct uae_event *ev, const struct uae_capture *in,
 		     const struct uae_sense *sense)
@@ -259,6 +282,10 @@ static void uae_fill(struct uae_event *ev, const struct uae_capture *in,
 	rec->flags = in->flags;
 	rec->repeat = 1;
 	rec->timestamp_ns = ktime_get_real_ns();
+	if (!sdev) {
+		uae_fill_nvme(ev, in);
+		return;
+	}
 	rec->host = sdev->host->host_no;
 	rec->channel = sdev->channel;
 	rec->target = sdev->id;
@@ -320,8 +347,6 @@ void uae_capture(const struct uae_capture *in)
 	static const struct uae_sense none = { .status = UAE_SENSE_INVALID };
 	const struct uae_sense *sense = in->sense ? in->sense : &none;
 	struct uae_coalesce_key key = {
-		.origin = in->sdev, .host = in->sdev->host, .host_no = in->sdev->host->host_no,
-		.channel = in->sdev->channel, .id = in->sdev->id, .lun = in->sdev->lun,
 		.flags = in->flags,
 		.kind = in->kind, .host_byte = in->host_byte, .status = in->status,
 		.opcode = in->opcode,
@@ -333,6 +358,18 @@ void uae_capture(const struct uae_capture *in)
 	unsigned long flags;
 	bool queued;
 
+	if (in->sdev) {
+		key.origin = in->sdev;
+		key.host = in->sdev->host;
+		key.host_no = in->sdev->host->host_no;
+		key.channel = in->sdev->channel;
+		key.id = in->sdev->id;
+		key.lun = in->sdev->lun;
+	} else {
+		key.origin = in->nvme_ctrl;
+		key.host = in->nvme_ctrl;
+		key.detail = in->aen_result;
+	}
 	if (sense->status != UAE_SENSE_INVALID) {
 		key.sense_key = sense->sense_key;
 		key.asc = sense->asc;
@@ -390,6 +427,9 @@ static bool uae_wants_uevent(const struct uae_record *rec)
 	unsigned int mode = READ_ONCE(uae_uevents);
 
 	if (rec->kind == UAEVENTS_KIND_SGIO)
+		return false;
+	/* NVMe: the driver sends its own NVME_AEN uevents; nothing is pinned to send ours. */
+	if (rec->transport != UAEVENTS_TRANSPORT_SCSI)
 		return false;
 	return mode == UAEVENTS_UEVENTS_ALL ||
 	       (mode == UAEVENTS_UEVENTS_UA && rec->kind == UAEVENTS_KIND_UA);

@@ -72,15 +72,15 @@ static bool uae_key_equal(const struct uae_coalesce_key *a, const struct uae_coa
 	       a->flags == b->flags &&
 	       a->kind == b->kind && a->host_byte == b->host_byte && a->status == b->status &&
 	       a->sense_key == b->sense_key && a->asc == b->asc && a->ascq == b->ascq &&
-	       a->opcode == b->opcode;
+	       a->opcode == b->opcode && a->detail == b->detail;
 }
 
 static struct hlist_head *uae_key_bucket(struct uae_coalescer *c, const struct uae_coalesce_key *key)
 {
 	u32 h = jhash_3words(key->kind | key->host_byte << 8 | key->status << 16 |
 			     key->sense_key << 24,
-			     key->asc | key->ascq << 8 | key->opcode << 16, key->flags,
-			     hash_ptr(key->origin, 32));
+			     key->asc | key->ascq << 8 | key->opcode << 16,
+			     key->flags ^ key->detail, hash_ptr(key->origin, 32));
 
 	return &c->bucket[hash_32(h, c->bits)];
 }
@@ -205,7 +205,8 @@ enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_coale
 				       u64 now_ns, u64 window_ns, unsigned int state,
 				       struct uae_recent **slot, struct uae_event **due)
 {
-	bool may_summarize = key->kind != UAEVENTS_KIND_UA;
+	/* A unit attention or an NVMe asynchronous event is news for its device alone. */
+	bool may_summarize = key->kind != UAEVENTS_KIND_UA && key->kind != UAEVENTS_KIND_AEN;
 	bool short_of_events = state & UAE_COALESCE_SHORT;
 	struct uae_coalesce_key fine_key = *key;
 	struct uae_recent *r;

@@ -107,9 +107,14 @@ static int __init uae_init(void)
 	ret = uae_hooks_init();
 	if (ret)
 		goto out_netlink;
+	ret = uae_nvme_init();
+	if (ret)
+		goto out_hooks;
 	pr_info("loaded, instance %016llx\n", uae_instance_id);
 	return 0;
 
+out_hooks:
+	uae_hooks_exit();
 out_netlink:
 	uae_netlink_exit();
 out_capture:
@@ -128,6 +133,7 @@ out_history:
  */
 static void __exit uae_exit(void)
 {
+	uae_nvme_exit();
 	uae_hooks_exit();
 	uae_netlink_exit();
 	uae_capture_exit();
@@ -139,6 +145,6 @@ static void __exit uae_exit(void)
 module_init(uae_init);
 module_exit(uae_exit);
 
-MODULE_DESCRIPTION("SCSI unit attentions and classified errors over generic netlink");
+MODULE_DESCRIPTION("SCSI unit attentions, NVMe asynchronous events and classified errors over generic netlink");
 MODULE_AUTHOR("The uaevents developers");
 MODULE_LICENSE("GPL");

@@ -14,6 +14,11 @@ static int put_str(struct sk_buff *skb, int type, const char *s)
 
 static int put_identity(struct sk_buff *skb, const struct uae_record *rec)
 {
+	/* Absent means SCSI: a SCSI event's message is what it was before NVMe's. */
+	if (rec->transport != UAEVENTS_TRANSPORT_SCSI)
+		return nla_put_u8(skb, UAEVENTS_ATTR_TRANSPORT, rec->transport) ||
+		       put_str(skb, UAEVENTS_ATTR_NVME_CTRL, rec->nvme_ctrl) ||
+		       put_str(skb, UAEVENTS_ATTR_DEVNAME, rec->devname) ? -EMSGSIZE : 0;
 	if (nla_put_u32(skb, UAEVENTS_ATTR_HOST, rec->host) ||
 	    nla_put_u32(skb, UAEVENTS_ATTR_CHANNEL, rec->channel) ||
 	    nla_put_u32(skb, UAEVENTS_ATTR_TARGET, rec->target) ||
@@ -75,7 +80,13 @@ int uae_put_record(struct sk_buff *skb, const struct uae_record *rec, u64 instan
 	    nla_put_string(skb, UAEVENTS_ATTR_EVENT, rec->name) ||
 	    nla_put_u8(skb, UAEVENTS_ATTR_CATEGORY, rec->category))
 		return -EMSGSIZE;
-	if (put_identity(skb, rec) || put_command(skb, rec) || put_class(skb, rec))
+	if (put_identity(skb, rec))
+		return -EMSGSIZE;
+	/* An asynchronous event is no command's result: it has no class. */
+	if (rec->kind == UAEVENTS_KIND_AEN)
+		return nla_put_u32(skb, UAEVENTS_ATTR_NVME_AEN_RESULT, rec->aen_result) ?
+		       -EMSGSIZE : 0;
+	if (put_command(skb, rec) || put_class(skb, rec))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -14,6 +14,7 @@ static const struct genl_multicast_group uae_mcgrps[] = {
 	[UAE_GROUP_UA] = { .name = UAEVENTS_MCGRP_UA, .flags = GENL_MCAST_CAP_SYS_ADMIN },
 	[UAE_GROUP_ERROR] = { .name = UAEVENTS_MCGRP_ERROR, .flags = GENL_MCAST_CAP_SYS_ADMIN },
 	[UAE_GROUP_SGIO] = { .name = UAEVENTS_MCGRP_SGIO, .flags = GENL_MCAST_CAP_SYS_ADMIN },
+	[UAE_GROUP_AEN] = { .name = UAEVENTS_MCGRP_AEN, .flags = GENL_MCAST_CAP_SYS_ADMIN },
 };
 
 #define UAE_INJECT_MAX 100000
@@ -140,6 +141,8 @@ static int uae_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_ERROR_LAST_SEQ, group_seq[UAE_GROUP_ERROR],
 			      UAEVENTS_ATTR_PAD) ||
 	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_SGIO_LAST_SEQ, group_seq[UAE_GROUP_SGIO],
+			      UAEVENTS_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_AEN_LAST_SEQ, group_seq[UAE_GROUP_AEN],
 			      UAEVENTS_ATTR_PAD) ||
 	    nla_put_u32(msg, UAEVENTS_ATTR_STAT_HISTORY_SIZE, uae_history_size()) ||
 	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_HISTORY_FIRST_SEQ, uae_history_first_seq(),

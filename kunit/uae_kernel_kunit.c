@@ -771,6 +771,42 @@ static void uae_kunit_message_ua_and_full(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/* An NVMe asynchronous event: its transport, controller and result; no SCSI address. */
+static void uae_kunit_message_aen(struct kunit *test)
+{
+	struct uae_record rec = {
+		.seq = 5, .kind = UAEVENTS_KIND_AEN, .repeat = 1, .name = "NVME_ANA_CHANGE",
+		.transport = UAEVENTS_TRANSPORT_NVME, .nvme_ctrl = "nvme3",
+		.aen_result = 0x0c0302,
+	};
+	struct nlattr *tb[UAEVENTS_ATTR_MAX + 1];
+	struct sk_buff *skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &rec, 1), 0);
+	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
+					skb->len, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[UAEVENTS_ATTR_TRANSPORT]), UAEVENTS_TRANSPORT_NVME);
+	KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[UAEVENTS_ATTR_NVME_CTRL]), "nvme3");
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[UAEVENTS_ATTR_NVME_AEN_RESULT]), 0x0c0302U);
+	KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[UAEVENTS_ATTR_EVENT]), "NVME_ANA_CHANGE");
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_HOST]);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_LUN]);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_SEVERITY]);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_OPCODE]);
+	kfree_skb(skb);
+
+	/* A SCSI event's message has no transport: it is what it was before NVMe's. */
+	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &uae_kunit_record, 1), 0);
+	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
+					skb->len, NULL, NULL), 0);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_TRANSPORT]);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_NVME_AEN_RESULT]);
+	kfree_skb(skb);
+}
+
 static struct kunit_case uae_kernel_cases[] = {
 	KUNIT_CASE(uae_kunit_coalesce_off),
 	KUNIT_CASE(uae_kunit_coalesce_storm),
@@ -792,6 +828,7 @@ static struct kunit_case uae_kernel_cases[] = {
 	KUNIT_CASE(uae_kunit_history_read),
 	KUNIT_CASE(uae_kunit_message),
 	KUNIT_CASE(uae_kunit_message_ua_and_full),
+	KUNIT_CASE(uae_kunit_message_aen),
 	{}
 };
 

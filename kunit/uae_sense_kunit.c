@@ -407,9 +407,40 @@ static void uae_kunit_nvme_classify(struct kunit *test)
 	}
 }
 
+/* An asynchronous event's result: type in bits 2:0, information in 15:8, log page 23:16. */
+static u32 uae_kunit_aen(u8 type, u8 info, u8 log)
+{
+	return type | info << 8 | log << 16;
+}
+
+/* Each event Linux gives a constant is named at that constant's value. */
+static void uae_kunit_nvme_aens(struct kunit *test)
+{
+	KUNIT_EXPECT_STREQ(test, uae_nvme_aen_name(uae_kunit_aen(NVME_AER_NOTICE,
+			   NVME_AER_NOTICE_NS_CHANGED, NVME_LOG_CHANGED_NS)),
+			   "NVME_NAMESPACE_ATTRIBUTE_CHANGED");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_aen_name(uae_kunit_aen(NVME_AER_NOTICE,
+			   NVME_AER_NOTICE_FW_ACT_STARTING, NVME_LOG_FW_SLOT)),
+			   "NVME_FIRMWARE_ACTIVATION_STARTING");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_aen_name(uae_kunit_aen(NVME_AER_NOTICE,
+			   NVME_AER_NOTICE_ANA, NVME_LOG_ANA)), "NVME_ANA_CHANGE");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_aen_name(uae_kunit_aen(NVME_AER_NOTICE,
+			   NVME_AER_NOTICE_DISC_CHANGED, NVME_LOG_DISC)),
+			   "NVME_DISCOVERY_LOG_CHANGE");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_aen_name(uae_kunit_aen(NVME_AER_ERROR,
+			   NVME_AER_ERROR_PERSIST_INT_ERR, NVME_LOG_ERROR)),
+			   "NVME_PERSISTENT_INTERNAL_ERROR");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_aen_class(uae_kunit_aen(NVME_AER_SMART, 0, NVME_LOG_SMART)),
+			   "smart");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_aen_class(uae_kunit_aen(NVME_AER_CSS, 0, 0)),
+			   "io_command_set");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_aen_class(uae_kunit_aen(NVME_AER_VS, 0, 0)), "vendor");
+}
+
 static struct kunit_case uae_nvme_cases[] = {
 	KUNIT_CASE(uae_kunit_nvme_codes),
 	KUNIT_CASE(uae_kunit_nvme_classify),
+	KUNIT_CASE(uae_kunit_nvme_aens),
 	{}
 };
 

@@ -25,6 +25,7 @@
 #define UAEVENTS_MCGRP_UA	"ua"	/* unit attentions */
 #define UAEVENTS_MCGRP_ERROR	"error"	/* failed block I/O and command timeouts */
 #define UAEVENTS_MCGRP_SGIO	"sgio"	/* failed SG_IO pass-through commands */
+#define UAEVENTS_MCGRP_AEN	"aen"	/* NVMe asynchronous events (since 0.2) */
 
 enum uaevents_cmd {
 	UAEVENTS_CMD_UNSPEC,
@@ -49,6 +50,18 @@ enum uaevents_kind {
 	 * without one (its host byte or status), once its failure is final.
 	 */
 	UAEVENTS_KIND_SGIO,
+	/*
+	 * An NVMe controller's asynchronous event (since 0.2): UAEVENTS_ATTR_NVME_CTRL and
+	 * UAEVENTS_ATTR_NVME_AEN_RESULT, no SCSI address.  Its own group, "aen", so that
+	 * a subscriber of the others sees nothing new.
+	 */
+	UAEVENTS_KIND_AEN,
+};
+
+/* UAEVENTS_ATTR_TRANSPORT: the protocol an event's device speaks; absent means SCSI. */
+enum uaevents_transport {
+	UAEVENTS_TRANSPORT_SCSI = 0,
+	UAEVENTS_TRANSPORT_NVME,
 };
 
 /* UAEVENTS_ATTR_FLAGS */
@@ -158,11 +171,24 @@ enum uaevents_attr {
 	UAEVENTS_ATTR_STAT_SGIO_LAST_SEQ,	/* u64 */
 	UAEVENTS_ATTR_DUMP_LOST,		/* u64 */
 	/*
-	 * Appended in 0.3.  GET_STATS: occurrences the hooks could not see because the
+	 * Appended in 0.2 too.  GET_STATS: occurrences the hooks could not see because the
 	 * kernel skipped a handler (no free kretprobe instance, a hook hit inside another
 	 * tracer's or probe's handler); each may have been an event, so it counts as a loss.
 	 */
 	UAEVENTS_ATTR_STAT_PROBE_MISSED,	/* u64 */
+	/*
+	 * Appended in 0.2 too: NVMe.  An event of transport NVMe has no HOST, CHANNEL,
+	 * TARGET or LUN.  NVME_CTRL: the controller ("nvme0"); DEVNAME then names its
+	 * namespace's block device when the event is about one.  NVME_AEN_RESULT: an
+	 * asynchronous event's completion dword 0 as the controller sent it: type in bits
+	 * 2:0, information in 15:8, the log page to read in 23:16 (NVM Express Base
+	 * Specification, "Asynchronous Event Request command").  STAT_AEN_LAST_SEQ: the
+	 * last GROUP_SEQ of group "aen".
+	 */
+	UAEVENTS_ATTR_TRANSPORT,		/* u8: enum uaevents_transport */
+	UAEVENTS_ATTR_NVME_CTRL,		/* string */
+	UAEVENTS_ATTR_NVME_AEN_RESULT,		/* u32 */
+	UAEVENTS_ATTR_STAT_AEN_LAST_SEQ,	/* u64 */
 
 	__UAEVENTS_ATTR_MAX,
 	UAEVENTS_ATTR_MAX = __UAEVENTS_ATTR_MAX - 1

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uaevents: NVMe asynchronous events, from nvme_core's nvme_async_event tracepoint.
+ *
+ * The tracepoint fires once for each event a controller completes an Asynchronous Event
+ * Request with, before the driver acts on it, including those the driver sends no
+ * uevent for (namespace attribute changed, ANA change, firmware activation).  nvme_core
+ * does not export it, and uaevents must not depend on nvme_core, which would load it on
+ * every host and keep it from being unloaded: the tracepoint module notifier says when
+ * nvme_core comes (also when it is there already) and goes, and the probe is attached
+ * and detached from there, under the notifier's mutex.  The probe runs with preemption
+ * off, on PREEMPT_RT too: it takes only uae_capture()'s raw lock.
+ *
+ * struct nvme_ctrl is private, and where its device sits differs between Debian's
+ * kernels (PREEMPT_RT's locks are larger).  It is found by what nvme_init_ctrl() makes
+ * true of it instead of by an offset built in: ctrl->device points to ctrl->ctrl_device,
+ * the struct device just before it, whose driver data is the controller and whose class
+ * is "nvme".  The offset found is checked again on every event; an event whose controller
+ * it does not fit is published without a name, never with a guessed one.
+ */
+#include <linux/device.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+
+#include "uae.h"
+
+#define UAE_NVME_CORE		"nvme_core"
+#define UAE_NVME_AEN_TP		"nvme_async_event"
+/* Where to look for ctrl->device: struct nvme_ctrl is larger (2928 bytes or more). */
+#define UAE_NVME_CTRL_SCAN	2048
+
+/* nvme_core's tracepoint while the probe is on it; under tracepoint_module_list_mutex. */
+static struct tracepoint *uae_aen_tp;
+/* offsetof(struct nvme_ctrl, device) in the nvme_core loaded, 0 until found. */
+static unsigned long uae_ctrl_dev_off;
+
+/* The controller's device, if @ctrl has its pointer to it at @off. */
+static struct device *uae_ctrl_device_at(const void *ctrl, unsigned long off)
+{
+	struct device *dev = *(struct device * const *)(ctrl + off);
+
+	if (dev != (struct device *)(ctrl + off - sizeof(struct device)))
+		return NULL;
+	if (dev_get_drvdata(dev) != ctrl || !dev->class || strcmp(dev->class->name, "nvme"))
+		return NULL;
+	return dev;
+}
+
+/* @ctrl's device (whose name is "nvme%d"), or NULL if it cannot be told for sure. */
+static struct device *uae_ctrl_device(const void *ctrl)
+{
+	unsigned long off = READ_ONCE(uae_ctrl_dev_off);
+	struct device *dev;
+
+	if (off)
+		return uae_ctrl_device_at(ctrl, off);
+	/* Every read stays inside the controller: each offset is below its size. */
+	for (off = ALIGN(sizeof(struct device), sizeof(void *)); off < UAE_NVME_CTRL_SCAN;
+	     off += sizeof(void *)) {
+		dev = uae_ctrl_device_at(ctrl, off);
+		if (dev) {
+			WRITE_ONCE(uae_ctrl_dev_off, off);
+			return dev;
+		}
+	}
+	return NULL;
+}
+
+/* TP_PROTO(struct nvme_ctrl *ctrl, u32 result), drivers/nvme/host/trace.h. */
+static void uae_nvme_async_event(void *data, void *ctrl, u32 result)
+{
+	struct device *dev = uae_ctrl_device(ctrl);
+	struct uae_capture in = {
+		.kind = UAEVENTS_KIND_AEN,
+		.transport = UAEVENTS_TRANSPORT_NVME,
+		.nvme_ctrl = ctrl,
+		.nvme_ctrl_name = dev ? dev_name(dev) : NULL,
+		.aen_result = result,
+	};
+
+	if (!dev)
+		pr_warn_once("cannot tell the NVMe controller of an asynchronous event: published without its name\n");
+	uae_capture(&in);
+}
+
+static void uae_nvme_attach(struct module *mod)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < mod->num_tracepoints && !uae_aen_tp; i++) {
+		struct tracepoint *tp = tracepoint_ptr_deref(&mod->tracepoints_ptrs[i]);
+
+		if (strcmp(tp->name, UAE_NVME_AEN_TP))
+			continue;
+		ret = tracepoint_probe_register(tp, uae_nvme_async_event, NULL);
+		if (ret) {
+			pr_err("cannot attach to %s:%s (%d): no NVMe asynchronous events\n",
+			       UAE_NVME_CORE, UAE_NVME_AEN_TP, ret);
+			return;
+		}
+		uae_aen_tp = tp;
+	}
+	if (!uae_aen_tp)
+		pr_err("no %s tracepoint in %s: no NVMe asynchronous events\n",
+		       UAE_NVME_AEN_TP, UAE_NVME_CORE);
+}
+
+/*
+ * Called under tracepoint_module_list_mutex: for each module with tracepoints as it
+ * comes and goes, and for those loaded already when the notifier is registered and
+ * unregistered.  A probe still on a going module's tracepoint would trip the kernel's
+ * check (tp_module_going_check_quiescent()): it comes off here.
+ */
+static int uae_nvme_tp_notify(struct notifier_block *nb, unsigned long val, void *data)
+{
+	struct tp_module *tp_mod = data;
+
+	if (strcmp(tp_mod->mod->name, UAE_NVME_CORE))
+		return NOTIFY_DONE;
+	if (val == MODULE_STATE_COMING) {
+		uae_nvme_attach(tp_mod->mod);
+	} else if (val == MODULE_STATE_GOING && uae_aen_tp) {
+		tracepoint_probe_unregister(uae_aen_tp, uae_nvme_async_event, NULL);
+		uae_aen_tp = NULL;
+		/* The next nvme_core may be another build. */
+		WRITE_ONCE(uae_ctrl_dev_off, 0);
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block uae_nvme_tp_nb = {
+	.notifier_call = uae_nvme_tp_notify,
+};
+
+int uae_nvme_init(void)
+{
+	return register_tracepoint_module_notifier(&uae_nvme_tp_nb);
+}
+
+void uae_nvme_exit(void)
+{
+	unregister_tracepoint_module_notifier(&uae_nvme_tp_nb);
+	/* A probe still running finishes before the capture it calls goes. */
+	tracepoint_synchronize_unregister();
+}
