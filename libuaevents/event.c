@@ -16,6 +16,7 @@
 
 #include "libuaevents.h"
 #include "uae_private.h"
+#include "uae_nvme.h"
 #include "uae_sense.h"
 
 static struct nla_policy event_policy[UAEVENTS_ATTR_MAX + 1] = {
@@ -53,14 +54,30 @@ static struct nla_policy event_policy[UAEVENTS_ATTR_MAX + 1] = {
 	[UAEVENTS_ATTR_REQ_OP] = { .type = NLA_U8 },
 	[UAEVENTS_ATTR_GROUP_SEQ] = { .type = NLA_U64 },
 	[UAEVENTS_ATTR_DUMP_LOST] = { .type = NLA_U64 },
+	[UAEVENTS_ATTR_TRANSPORT] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_NVME_CTRL] = { .type = NLA_STRING, .maxlen = UAE_DEVNAME_MAX },
+	[UAEVENTS_ATTR_NVME_AEN_RESULT] = { .type = NLA_U32 },
 };
 
 /* Attributes without which a message is not an event. */
 static const int required_attrs[] = {
 	UAEVENTS_ATTR_SEQ, UAEVENTS_ATTR_INSTANCE, UAEVENTS_ATTR_KIND,
-	UAEVENTS_ATTR_HOST, UAEVENTS_ATTR_CHANNEL, UAEVENTS_ATTR_TARGET,
-	UAEVENTS_ATTR_LUN,
 };
+
+/* And those of a SCSI event: its address. */
+static const int required_scsi_attrs[] = {
+	UAEVENTS_ATTR_HOST, UAEVENTS_ATTR_CHANNEL, UAEVENTS_ATTR_TARGET, UAEVENTS_ATTR_LUN,
+};
+
+static bool has_all(struct nlattr **tb, const int *attrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!tb[attrs[i]])
+			return false;
+	return true;
+}
+
+#define HAS_ALL(tb, attrs) has_all(tb, attrs, sizeof(attrs) / sizeof(attrs[0]))
 
 /*
  * A NUL-terminated string attribute of printable ASCII without '/', copied into dst.
@@ -102,6 +119,9 @@ static int fill_strings(struct uae_event *ev, struct nlattr **tb)
 		r = copy_string(tb[UAEVENTS_ATTR_WWID], ev->wwid, sizeof(ev->wwid), true);
 	if (!r)
 		r = copy_string(tb[UAEVENTS_ATTR_SERIAL], ev->serial, sizeof(ev->serial), true);
+	if (!r)
+		r = copy_string(tb[UAEVENTS_ATTR_NVME_CTRL], ev->nvme_ctrl, sizeof(ev->nvme_ctrl),
+				false);
 	return r;
 }
 
@@ -150,12 +170,25 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 		return 0;
 	if (genlmsg_parse(nlh, 0, tb, UAEVENTS_ATTR_MAX, event_policy) < 0)
 		return -EBADMSG;
-	for (size_t i = 0; i < sizeof(required_attrs) / sizeof(required_attrs[0]); i++)
-		if (!tb[required_attrs[i]])
-			return -EBADMSG;
-	if (get_u8(tb, UAEVENTS_ATTR_KIND) < UAE_EVENT_UA ||
-	    get_u8(tb, UAEVENTS_ATTR_KIND) > UAE_EVENT_SGIO)
+	if (!HAS_ALL(tb, required_attrs))
 		return -EBADMSG;
+	if (get_u8(tb, UAEVENTS_ATTR_KIND) < UAE_EVENT_UA ||
+	    get_u8(tb, UAEVENTS_ATTR_KIND) > UAE_EVENT_AEN)
+		return -EBADMSG;
+	/* A SCSI event has its address; an NVMe one none; an asynchronous event is NVMe's. */
+	switch (get_u8(tb, UAEVENTS_ATTR_TRANSPORT)) {
+	case UAEVENTS_TRANSPORT_SCSI:
+		if (!HAS_ALL(tb, required_scsi_attrs) || get_u8(tb, UAEVENTS_ATTR_KIND) == UAE_EVENT_AEN)
+			return -EBADMSG;
+		break;
+	case UAEVENTS_TRANSPORT_NVME:
+		if (get_u8(tb, UAEVENTS_ATTR_KIND) == UAE_EVENT_AEN &&
+		    !tb[UAEVENTS_ATTR_NVME_AEN_RESULT])
+			return -EBADMSG;
+		break;
+	default:
+		return -EBADMSG;
+	}
 
 	ev = calloc(1, sizeof(*ev));
 	if (!ev)
@@ -172,12 +205,17 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	ev->kind = nla_get_u8(tb[UAEVENTS_ATTR_KIND]);
 	ev->flags = tb[UAEVENTS_ATTR_FLAGS] ? nla_get_u32(tb[UAEVENTS_ATTR_FLAGS]) : 0;
 	ev->repeat = tb[UAEVENTS_ATTR_REPEAT] ? nla_get_u32(tb[UAEVENTS_ATTR_REPEAT]) : 1;
-	ev->host = nla_get_u32(tb[UAEVENTS_ATTR_HOST]);
-	ev->channel = nla_get_u32(tb[UAEVENTS_ATTR_CHANNEL]);
-	ev->target = nla_get_u32(tb[UAEVENTS_ATTR_TARGET]);
-	ev->lun = nla_get_u64(tb[UAEVENTS_ATTR_LUN]);
-	snprintf(ev->hctl, sizeof(ev->hctl), "%u:%u:%u:%" PRIu64,
-		 ev->host, ev->channel, ev->target, ev->lun);
+	ev->transport = get_u8(tb, UAEVENTS_ATTR_TRANSPORT);
+	if (ev->transport == UAEVENTS_TRANSPORT_SCSI) {
+		ev->host = nla_get_u32(tb[UAEVENTS_ATTR_HOST]);
+		ev->channel = nla_get_u32(tb[UAEVENTS_ATTR_CHANNEL]);
+		ev->target = nla_get_u32(tb[UAEVENTS_ATTR_TARGET]);
+		ev->lun = nla_get_u64(tb[UAEVENTS_ATTR_LUN]);
+		snprintf(ev->hctl, sizeof(ev->hctl), "%u:%u:%u:%" PRIu64,
+			 ev->host, ev->channel, ev->target, ev->lun);
+	}
+	if (tb[UAEVENTS_ATTR_NVME_AEN_RESULT])
+		ev->aen_result = nla_get_u32(tb[UAEVENTS_ATTR_NVME_AEN_RESULT]);
 	if (fill_strings(ev, tb) < 0) {
 		free(ev);
 		return -EBADMSG;
@@ -187,6 +225,8 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	if (!ev->name[0] && ev->kind == UAE_EVENT_UA)
 		snprintf(ev->name, sizeof(ev->name), "%s",
 			 uae_ua_event_name(ev->asc, ev->ascq));
+	if (!ev->name[0] && ev->kind == UAE_EVENT_AEN)
+		snprintf(ev->name, sizeof(ev->name), "%s", uae_nvme_aen_name(ev->aen_result));
 	ev->category = tb[UAEVENTS_ATTR_CATEGORY] ? nla_get_u8(tb[UAEVENTS_ATTR_CATEGORY]) :
 		       ev->kind == UAE_EVENT_UA ? (int)uae_ua_category(ev->asc, ev->ascq) : 0;
 	*ret = ev;
@@ -235,6 +275,8 @@ int uae_group_of_kind(enum uae_event_kind kind)
 		return UAE_GROUP_UA;
 	case UAE_EVENT_SGIO:
 		return UAE_GROUP_SGIO;
+	case UAE_EVENT_AEN:
+		return UAE_GROUP_AEN;
 	default:
 		return UAE_GROUP_ERROR;
 	}
@@ -268,13 +310,14 @@ const char *uae_event_get_kind_name(const struct uae_event *ev)
 	static const char *const names[] = {
 		[UAE_EVENT_UA] = "ua", [UAE_EVENT_ERROR] = "error",
 		[UAE_EVENT_TIMEOUT] = "timeout", [UAE_EVENT_SGIO] = "sgio",
+		[UAE_EVENT_AEN] = "aen",
 	};
 
 	if (ev->kind == UAE_EVENT_GAP)
 		return "gap";
 	if (ev->kind == UAE_EVENT_MODULE)
 		return "module";
-	return ev->kind >= UAE_EVENT_UA && ev->kind <= UAE_EVENT_SGIO ? names[ev->kind] :
+	return ev->kind >= UAE_EVENT_UA && ev->kind <= UAE_EVENT_AEN ? names[ev->kind] :
 								       "unknown";
 }
 
@@ -471,6 +514,34 @@ uint64_t uae_event_get_lun(const struct uae_event *ev)
 	if (!ev)
 		return 0;
 	return ev->lun;
+}
+
+const char *uae_event_get_transport(const struct uae_event *ev)
+{
+	if (!ev || ev->kind == UAE_EVENT_GAP || ev->kind == UAE_EVENT_MODULE)
+		return NULL;
+	return ev->transport == UAEVENTS_TRANSPORT_NVME ? "nvme" : "scsi";
+}
+
+const char *uae_event_get_nvme_controller(const struct uae_event *ev)
+{
+	if (!ev)
+		return NULL;
+	return ev->nvme_ctrl[0] ? ev->nvme_ctrl : NULL;
+}
+
+uint32_t uae_event_get_aen_result(const struct uae_event *ev)
+{
+	if (!ev)
+		return 0;
+	return ev->aen_result;
+}
+
+const char *uae_event_get_aen_class(const struct uae_event *ev)
+{
+	if (!ev || ev->kind != UAE_EVENT_AEN)
+		return NULL;
+	return uae_nvme_aen_class(ev->aen_result);
 }
 
 const char *uae_event_get_hctl(const struct uae_event *ev)

@@ -35,6 +35,7 @@ enum uae_event_kind {
 	UAE_EVENT_ERROR,	/* block I/O failed: the midlayer's final answer */
 	UAE_EVENT_TIMEOUT,	/* a command timed out */
 	UAE_EVENT_SGIO,		/* an SG_IO pass-through command failed */
+	UAE_EVENT_AEN,		/* an NVMe controller's asynchronous event (since 0.2) */
 	/*
 	 * Not from the kernel: events were lost and could not be replayed.  Its sequence
 	 * number is the first one lost, uae_event_get_gap() how many; it is handed out,
@@ -113,7 +114,7 @@ struct uae_event *uae_event_ref(struct uae_event *ev);
 struct uae_event *uae_event_unref(struct uae_event *ev);
 
 enum uae_event_kind uae_event_get_kind(const struct uae_event *ev);
-/* "ua", "error", "timeout", "sgio", "gap" */
+/* "ua", "error", "timeout", "sgio", "aen", "gap", "module" */
 const char *uae_event_get_kind_name(const struct uae_event *ev);
 uint32_t uae_event_get_flags(const struct uae_event *ev);
 /* Sequence number, from 1 per module instance; the instance id changes at each load. */
@@ -133,7 +134,7 @@ unsigned int uae_event_get_host(const struct uae_event *ev);
 unsigned int uae_event_get_channel(const struct uae_event *ev);
 unsigned int uae_event_get_target(const struct uae_event *ev);
 uint64_t uae_event_get_lun(const struct uae_event *ev);
-/* "2:0:0:1" */
+/* "2:0:0:1"; "" for an NVMe event, which has no SCSI address. */
 const char *uae_event_get_hctl(const struct uae_event *ev);
 /* Block device name ("sdb"), or NULL when the LU has none. */
 const char *uae_event_get_devname(const struct uae_event *ev);
@@ -143,6 +144,25 @@ const char *uae_event_get_sgdev(const struct uae_event *ev);
 const char *uae_event_get_wwid(const struct uae_event *ev);
 /* The LU's serial number (VPD 80h), or NULL.  Device-supplied: printable ASCII. */
 const char *uae_event_get_serial(const struct uae_event *ev);
+
+/*
+ * NVMe (since 0.2).  The protocol of the event's device: "scsi" or "nvme"; NULL for a gap
+ * or module event, which is about no device.
+ */
+const char *uae_event_get_transport(const struct uae_event *ev);
+/* The NVMe controller ("nvme0"), or NULL: not NVMe, or the module could not tell it. */
+const char *uae_event_get_nvme_controller(const struct uae_event *ev);
+/*
+ * An asynchronous event's (UAE_EVENT_AEN) completion dword 0, as the controller sent it:
+ * type in bits 2:0, information in 15:8, the log page that tells more in 23:16; 0 for
+ * another kind.  Its name is uae_event_get_name()'s ("NVME_ANA_CHANGE"...).
+ */
+uint32_t uae_event_get_aen_result(const struct uae_event *ev);
+/*
+ * The class of an asynchronous event, by its type: "error", "smart", "notice",
+ * "io_command_set", "vendor" or "reserved"; NULL for another kind.
+ */
+const char *uae_event_get_aen_class(const struct uae_event *ev);
 
 /* Sense data; 0 for sense key, ASC and ASCQ when the event has none. */
 int uae_event_has_sense(const struct uae_event *ev);
@@ -205,8 +225,9 @@ struct uae_kernel_stats {
 	uint64_t mcast_overflow;	/* a subscriber's socket overflowed */
 	uint32_t coalesce_ms;
 	uint8_t uevents;		/* 0 none, 1 unit attentions, 2 all */
-	/* Added in 0.3: a module of 0.2 or older leaves it 0. */
+	/* Added in 0.2: a module of 0.1 leaves them 0. */
 	uint64_t probe_missed;		/* hook calls the kernel skipped: possible events lost */
+	uint64_t aen_last_seq;		/* last group sequence number of group "aen" */
 };
 
 /* -EINVAL: @size is too small for the fields of the first version. */

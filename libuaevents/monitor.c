@@ -96,7 +96,11 @@ static const struct {
 	{ UAEVENTS_MCGRP_UA, "ua" },
 	{ UAEVENTS_MCGRP_ERROR, "error" },	/* and "timeout" */
 	{ UAEVENTS_MCGRP_SGIO, "sgio" },
+	{ UAEVENTS_MCGRP_AEN, "aen" },	/* not in a module of 0.1 */
 };
+
+/* The groups every module has: those of 0.1. */
+#define UAE_GROUPS_REQUIRED 3
 
 static void enqueue(struct uae_monitor *m, struct uae_event *ev)
 {
@@ -289,7 +293,7 @@ static int resolve(struct uae_monitor *m)
 	for (int i = 0; i < UAE_GROUPS; i++)
 		names[i] = groups[i].group;
 	r = uae_genl_resolve(UAEVENTS_GENL_NAME, &m->family_id, names, m->group_ids,
-			     UAE_GROUPS);
+			     UAE_GROUPS, UAE_GROUPS_REQUIRED);
 	if (r < 0)
 		m->family_id = 0;
 	return r;
@@ -307,10 +311,12 @@ static int update_groups(struct uae_monitor *m)
 	for (int i = 0; i < UAE_GROUPS; i++) {
 		int r;
 
-		want[i] = uae_filter_wants_kind(&m->filter, groups[i].kind) ||
-			  (i == UAE_GROUP_ERROR && uae_filter_wants_kind(&m->filter, "timeout"));
+		/* A group the module does not have (id 0) has no events to miss. */
+		want[i] = m->group_ids[i] &&
+			  (uae_filter_wants_kind(&m->filter, groups[i].kind) ||
+			   (i == UAE_GROUP_ERROR && uae_filter_wants_kind(&m->filter, "timeout")));
 		r = want[i] ? nl_socket_add_membership(m->sock, m->group_ids[i]) :
-			      nl_socket_drop_membership(m->sock, m->group_ids[i]);
+		    m->group_ids[i] ? nl_socket_drop_membership(m->sock, m->group_ids[i]) : 0;
 		if (r < 0 && want[i])
 			return uae_nlerr_to_errno(r);
 		newly |= want[i] && !m->pos.joined[i];
@@ -424,7 +430,7 @@ static int listen_to_controller(struct uae_monitor *m)
 	r = genl_connect(m->sock);
 	if (r < 0)
 		return uae_nlerr_to_errno(r);
-	r = uae_genl_resolve("nlctrl", NULL, &notify, &id, 1);
+	r = uae_genl_resolve("nlctrl", NULL, &notify, &id, 1, 1);
 	if (r < 0)
 		return r;
 	r = nl_socket_add_membership(m->sock, id);

@@ -93,7 +93,7 @@ static int open_as(struct nl_sock **sock, const char *family, int *family_id)
 }
 
 int uae_genl_resolve(const char *family, int *family_id, const char *const *groups, int *ids,
-		     size_t n)
+		     size_t n, size_t required)
 {
 	struct nl_sock *s;
 	int r = open_as(&s, family, family_id);
@@ -101,10 +101,12 @@ int uae_genl_resolve(const char *family, int *family_id, const char *const *grou
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		int id = genl_ctrl_resolve_grp(s, family, groups[i]);
 
-		if (id < 0)
-			r = uae_nlerr_to_errno(id);
-		else
+		if (id >= 0)
 			ids[i] = id;
+		else if (i >= required && uae_nlerr_to_errno(id) == -ENOENT)
+			ids[i] = 0;
+		else
+			r = uae_nlerr_to_errno(id);
 	}
 	if (s)
 		nl_socket_free(s);

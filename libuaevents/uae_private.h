@@ -53,6 +53,9 @@ struct uae_event {
 	bool has_class;
 	uint8_t severity, locus, failover, blk_status;
 	uint16_t rule;
+	uint8_t transport;		/* enum uaevents_transport */
+	char nvme_ctrl[UAE_DEVNAME_MAX];
+	uint32_t aen_result;
 };
 
 /*
@@ -81,7 +84,7 @@ struct uae_event *uae_event_new_gap(const struct uae_event *next, uint64_t first
 struct uae_event *uae_event_new_module(uint64_t instance, const char *name);
 
 /* The multicast groups (uaevents.h), each with its own sequence numbers. */
-enum { UAE_GROUP_UA, UAE_GROUP_ERROR, UAE_GROUP_SGIO, UAE_GROUPS };
+enum { UAE_GROUP_UA, UAE_GROUP_ERROR, UAE_GROUP_SGIO, UAE_GROUP_AEN, UAE_GROUPS };
 
 /* position.c: where a monitor stands in the module's stream, and what it missed. */
 struct uae_position {
@@ -140,10 +143,11 @@ int uae_genl_connect(struct nl_sock **sock);
 /*
  * The id of generic netlink @family (if @family_id) and of its multicast @groups, through a
  * socket of its own: a subscription's socket must not read replies among its events.
- * -ENOENT when the family or a group is not registered.
+ * -ENOENT when the family or one of the first @required groups is not registered; a later
+ * group that is not (one an older module lacks) gets id 0.
  */
 int uae_genl_resolve(const char *family, int *family_id, const char *const *groups, int *ids,
-		     size_t n);
+		     size_t n, size_t required);
 /* A request for @cmd, to add attributes to and send with uae_genl_transact(). */
 struct nl_msg *uae_genl_request(int family, uint8_t cmd, int flags);
 /*

@@ -43,11 +43,26 @@ json_object *uaectl_event_json(struct uae_event *ev)
 	add_string(o, "category", uae_event_get_category(ev));
 	json_object_object_add(o, "repeat", json_object_new_int64(uae_event_get_repeat(ev)));
 	json_object_object_add(o, "flags", json_object_new_int64(uae_event_get_flags(ev)));
-	add_string(o, "hctl", uae_event_get_hctl(ev));
-	json_object_object_add(o, "host", json_object_new_int64(uae_event_get_host(ev)));
-	json_object_object_add(o, "channel", json_object_new_int64(uae_event_get_channel(ev)));
-	json_object_object_add(o, "target", json_object_new_int64(uae_event_get_target(ev)));
-	json_object_object_add(o, "lun", json_object_new_uint64(uae_event_get_lun(ev)));
+	add_string(o, "transport", uae_event_get_transport(ev));
+	if (uae_event_get_nvme_controller(ev) || uae_event_get_kind(ev) == UAE_EVENT_AEN) {
+		/* NVMe: a controller, no SCSI address. */
+		add_string(o, "controller", uae_event_get_nvme_controller(ev));
+	} else {
+		add_string(o, "hctl", uae_event_get_hctl(ev));
+		json_object_object_add(o, "host", json_object_new_int64(uae_event_get_host(ev)));
+		json_object_object_add(o, "channel",
+				       json_object_new_int64(uae_event_get_channel(ev)));
+		json_object_object_add(o, "target",
+				       json_object_new_int64(uae_event_get_target(ev)));
+		json_object_object_add(o, "lun", json_object_new_uint64(uae_event_get_lun(ev)));
+	}
+	if (uae_event_get_kind(ev) == UAE_EVENT_AEN) {
+		uint32_t result = uae_event_get_aen_result(ev);
+
+		json_object_object_add(o, "aen_result", json_object_new_int64(result));
+		add_string(o, "aen_class", uae_event_get_aen_class(ev));
+		json_object_object_add(o, "log_page", json_object_new_int((result >> 16) & 0xff));
+	}
 	add_string(o, "device", uae_event_get_devname(ev));
 	add_string(o, "sg_device", uae_event_get_sgdev(ev));
 	add_string(o, "wwid", uae_event_get_wwid(ev));
@@ -66,6 +81,8 @@ json_object *uaectl_event_json(struct uae_event *ev)
 	 * got, that command's).  A request that failed before it became a SCSI command had
 	 * none, nor a host byte or status.
 	 */
+	if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
+		return o;
 	if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_NO_COMMAND))
 		json_object_object_add(o, "opcode", json_object_new_int(uae_event_get_opcode(ev)));
 	if (uae_event_get_kind(ev) != UAE_EVENT_UA) {
@@ -129,13 +146,21 @@ void uaectl_print_event(struct uae_event *ev, bool json, struct uae_stack *stack
 		       uae_event_get_name(ev));
 	} else {
 		const char *devname = uae_event_get_devname(ev);
+		const char *ctrl = uae_event_get_nvme_controller(ev);
+		/* Where it happened: a SCSI address, or an NVMe controller. */
+		const char *where = ctrl ? ctrl : uae_event_get_kind(ev) == UAE_EVENT_AEN ? "-" :
+				    uae_event_get_hctl(ev);
 
 		printf("%" PRIu64 " %s %s %s %s", uae_event_get_seq(ev), uae_event_get_kind_name(ev),
-		       uae_event_get_hctl(ev), devname ? devname : "-", uae_event_get_name(ev));
+		       where, devname ? devname : "-", uae_event_get_name(ev));
 		if (uae_event_has_sense(ev))
 			printf(" %02Xh/%02Xh", uae_event_get_asc(ev), uae_event_get_ascq(ev));
 		if (uae_event_get_kind(ev) == UAE_EVENT_UA)
 			printf(" %s", uae_event_get_category(ev));
+		else if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
+			printf(" %s 0x%06" PRIx32 " log=%02Xh", uae_event_get_aen_class(ev),
+			       uae_event_get_aen_result(ev),
+			       (unsigned int)(uae_event_get_aen_result(ev) >> 16) & 0xff);
 		else
 			printf(" %s %s failover=%s", uae_event_get_severity(ev),
 			       uae_event_get_locus(ev), uae_event_get_failover(ev) ? "yes" : "no");
@@ -176,8 +201,9 @@ static void print_with_stack(struct uae_event *ev, bool json, struct uae_stack_c
 	const char *devname = uae_event_get_devname(ev);
 	struct uae_stack *s = NULL;
 
+	/* An asynchronous event is a controller's, which has no stack of its own. */
 	if (stacks && uae_event_get_kind(ev) != UAE_EVENT_GAP &&
-	    uae_event_get_kind(ev) != UAE_EVENT_MODULE)
+	    uae_event_get_kind(ev) != UAE_EVENT_MODULE && uae_event_get_kind(ev) != UAE_EVENT_AEN)
 		uae_device_stack_new(stacks, devname && devname[0] ? devname :
 				     uae_event_get_hctl(ev), 0, &s);
 	uaectl_print_event(ev, json, s);

@@ -81,6 +81,8 @@ _GETTERS = {
     "errno": ctypes.c_int, "severity": _str, "locus": _str, "failover": ctypes.c_int,
     "blk_status": _str, "class_rule": ctypes.c_uint, "name": _str, "category": _str,
     "description": _str, "sense_key_name": _str, "kind_name": _str,
+    "transport": _str, "nvme_controller": _str, "aen_result": ctypes.c_uint32,
+    "aen_class": _str,
 }
 _get = {k: _fn("uae_event_get_" + k, t, _p) for k, t in _GETTERS.items()}
 _has_sense = _fn("uae_event_has_sense", ctypes.c_int, _p)
@@ -110,6 +112,7 @@ class Kind(enum.IntEnum):
     ERROR = 2       #: block I/O failed: the midlayer's final answer
     TIMEOUT = 3     #: a command timed out
     SGIO = 4        #: an SG_IO pass-through command failed
+    AEN = 5         #: an NVMe controller's asynchronous event
     GAP = 100       #: events were lost and could not be replayed (``gap`` of them)
     MODULE = 101    #: the module was loaded, unloaded or missed (``name`` says which)
 
@@ -164,6 +167,10 @@ class Event:
     failover: bool                  #: another path to the LU may help
     blk_status: Optional[str]
     class_rule: int
+    transport: Optional[str] = None         #: "scsi", "nvme"; None for GAP and MODULE
+    nvme_controller: Optional[str] = None   #: NVMe: "nvme0"
+    aen_result: int = 0                     #: AEN: completion dword 0 (0x040002...)
+    aen_class: Optional[str] = None         #: AEN: "notice", "smart", "error", ...
     #: what sits above the device when the event was received (Monitor(stack=True));
     #: None otherwise, or when it has no block device (gone, a tape)
     stack: Optional["Stack"] = dataclasses.field(default=None, compare=False)
@@ -196,7 +203,9 @@ class Event:
             sectors=sectors.value if has_lba else None, req_op=v["req_op_name"],
             errno=v["errno"], severity=v["severity"], locus=v["locus"],
             failover=bool(v["failover"]), blk_status=v["blk_status"],
-            class_rule=v["class_rule"])
+            class_rule=v["class_rule"], transport=v["transport"],
+            nvme_controller=v["nvme_controller"], aen_result=v["aen_result"],
+            aen_class=v["aen_class"])
 
 
 @dataclass(frozen=True)

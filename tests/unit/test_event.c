@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,87 @@ START_TEST(error_event)
 END_TEST
 
 /* Device-supplied strings with control characters are refused, never passed on. */
+/*
+ * An NVMe asynchronous event as the module builds it: transport NVMe, a controller, the
+ * result, no SCSI address.  @transport, @kind and @with_result spoil it.
+ */
+static struct nl_msg *build_aen(int transport, uint8_t kind, bool with_result, const char *ctrl)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	ck_assert_ptr_nonnull(genlmsg_put(msg, 0, 0, 0x42, 0, 0, UAEVENTS_CMD_EVENT,
+					  UAEVENTS_GENL_VERSION));
+	nla_put_u64(msg, UAEVENTS_ATTR_SEQ, 9);
+	nla_put_u64(msg, UAEVENTS_ATTR_GROUP_SEQ, 1);
+	nla_put_u64(msg, UAEVENTS_ATTR_INSTANCE, 0xabcdef);
+	nla_put_u8(msg, UAEVENTS_ATTR_KIND, kind);
+	nla_put_u32(msg, UAEVENTS_ATTR_REPEAT, 1);
+	if (transport >= 0)
+		nla_put_u8(msg, UAEVENTS_ATTR_TRANSPORT, transport);
+	if (ctrl)
+		nla_put_string(msg, UAEVENTS_ATTR_NVME_CTRL, ctrl);
+	if (with_result)
+		nla_put_u32(msg, UAEVENTS_ATTR_NVME_AEN_RESULT, 0x0c0302);
+	return msg;
+}
+
+START_TEST(aen_event)
+{
+	struct uae_event *ev;
+
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_AEN, true, "nvme3"),
+			       &ev), 0);
+	ck_assert_int_eq(uae_event_get_kind(ev), UAE_EVENT_AEN);
+	ck_assert_str_eq(uae_event_get_kind_name(ev), "aen");
+	ck_assert_str_eq(uae_event_get_transport(ev), "nvme");
+	ck_assert_str_eq(uae_event_get_nvme_controller(ev), "nvme3");
+	ck_assert_uint_eq(uae_event_get_aen_result(ev), 0x0c0302);
+	ck_assert_str_eq(uae_event_get_aen_class(ev), "notice");
+	/* A module that names nothing: the shared decoder does. */
+	ck_assert_str_eq(uae_event_get_name(ev), "NVME_ANA_CHANGE");
+	ck_assert_str_eq(uae_event_get_hctl(ev), "");
+	ck_assert_ptr_null(uae_event_get_devname(ev));
+	uae_event_unref(ev);
+
+	/* The controller may be unknown (the module could not tell it): still an event. */
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_AEN, true, NULL),
+			       &ev), 0);
+	ck_assert_ptr_null(uae_event_get_nvme_controller(ev));
+	uae_event_unref(ev);
+
+	/* A SCSI event is "scsi"; it has no asynchronous event class. */
+	ck_assert_int_eq(parse(build(UAEVENTS_CMD_EVENT, SPOIL_NONE), &ev), 0);
+	ck_assert_str_eq(uae_event_get_transport(ev), "scsi");
+	ck_assert_ptr_null(uae_event_get_aen_class(ev));
+	ck_assert_ptr_null(uae_event_get_nvme_controller(ev));
+	uae_event_unref(ev);
+	ck_assert_ptr_null(uae_event_get_transport(NULL));
+	ck_assert_ptr_null(uae_event_get_aen_class(NULL));
+	ck_assert_uint_eq(uae_event_get_aen_result(NULL), 0);
+}
+END_TEST
+
+START_TEST(bogus_aen_refused)
+{
+	struct uae_event *ev = NULL;
+
+	/* No result; as SCSI's (no transport: SCSI, which has an address); an unknown transport. */
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_AEN, false, "nvme0"),
+			       &ev), -EBADMSG);
+	ck_assert_int_eq(parse(build_aen(-1, UAEVENTS_KIND_AEN, true, "nvme0"), &ev), -EBADMSG);
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_SCSI, UAEVENTS_KIND_AEN, true, "nvme0"),
+			       &ev), -EBADMSG);
+	ck_assert_int_eq(parse(build_aen(7, UAEVENTS_KIND_AEN, true, "nvme0"), &ev), -EBADMSG);
+	/* A SCSI error without its address; a kind beyond the known ones; a hostile name. */
+	ck_assert_int_eq(parse(build_aen(-1, UAEVENTS_KIND_ERROR, true, NULL), &ev), -EBADMSG);
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_AEN + 1, true,
+					 "nvme0"), &ev), -EBADMSG);
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_AEN, true,
+					 "../nvme0"), &ev), -EBADMSG);
+	ck_assert_ptr_null(ev);
+}
+END_TEST
+
 START_TEST(hostile_strings_refused)
 {
 	static const char shell[] = "naa.5000 $(rm -rf /);";
@@ -330,6 +412,8 @@ int main(void)
 	tcase_add_test(tc, bogus_messages_refused);
 	tcase_add_test(tc, truncated_headers_refused);
 	tcase_add_test(tc, error_event);
+	tcase_add_test(tc, aen_event);
+	tcase_add_test(tc, bogus_aen_refused);
 	tcase_add_test(tc, hostile_strings_refused);
 	tcase_add_test(tc, filters);
 	tcase_add_test(tc, errors_have_messages);
