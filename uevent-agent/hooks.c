@@ -302,6 +302,13 @@ static int build_env(struct job *j, const struct uaed_event *e, const char *mail
 		r |= add_env(j, &n, "UAEVENTS_SEVERITY", uae_event_get_severity(ev));
 		r |= add_env(j, &n, "UAEVENTS_LOCUS", uae_event_get_locus(ev));
 		r |= add_env_u64(j, &n, "UAEVENTS_FAILOVER", uae_event_get_failover(ev));
+		/* NVMe: the controller, and an asynchronous event's result ("0x040002"). */
+		r |= add_env(j, &n, "UAEVENTS_TRANSPORT", uae_event_get_transport(ev));
+		r |= add_env(j, &n, "UAEVENTS_NVME_CONTROLLER", uae_event_get_nvme_controller(ev));
+		if (uae_event_get_kind(ev) == UAE_EVENT_AEN) {
+			snprintf(buf, sizeof(buf), "0x%06" PRIx32, uae_event_get_aen_result(ev));
+			r |= add_env(j, &n, "UAEVENTS_AEN_RESULT", buf);
+		}
 	}
 	j->envp[n] = NULL;
 	return r ? -ENOMEM : 0;

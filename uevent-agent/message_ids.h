@@ -50,6 +50,24 @@ static const struct uae_message_id uae_message_ids[] = {
 	{ UAE_EVENT_SGIO, "SPACE_ALLOCATION_FAILED_WRITE_PROTECT",
 	  "97ab5a4c3f8b4deb81576f77c61a4dbf", LOG_CRIT },
 	{ UAE_EVENT_SGIO, NULL, "88259f26cb6b4282b9a4d58ab2dd8b3d", LOG_NOTICE },
+	/*
+	 * NVMe asynchronous events.  The driver acts on a namespace change and an ANA change
+	 * itself (it rescans, it reads the ANA log): the entry says what changed.  A SMART
+	 * critical warning is the drive's own alarm.  Any other: by its class (an error
+	 * event is an error, a SMART one critical, the rest notices).
+	 */
+	{ UAE_EVENT_AEN, "NVME_SPARE_BELOW_THRESHOLD", "cbab1d3157c84ba797b648e23c4fb956",
+	  LOG_ALERT },
+	{ UAE_EVENT_AEN, "NVME_SUBSYSTEM_RELIABILITY_DEGRADED", "34e321bd22bd4d768f2cbcf114c84ca5",
+	  LOG_CRIT },
+	{ UAE_EVENT_AEN, "NVME_TEMPERATURE_THRESHOLD", "d288e5c8b9e1444dbaf213058e575cb1",
+	  LOG_WARNING },
+	{ UAE_EVENT_AEN, "NVME_NAMESPACE_ATTRIBUTE_CHANGED", "5e40d1d288b449f7be9d088858511965",
+	  LOG_NOTICE },
+	{ UAE_EVENT_AEN, "NVME_ANA_CHANGE", "923248ae95eb4dfba14fc0964f25a19a", LOG_NOTICE },
+	{ UAE_EVENT_AEN, "NVME_FIRMWARE_ACTIVATION_STARTING", "c08d6436a0234736b4cb2c9f2ffd08c2",
+	  LOG_NOTICE },
+	{ UAE_EVENT_AEN, NULL, "13f1f7b6048049209e8b685c104faa7f", -1 },
 	{ UAE_EVENT_GAP, NULL, "4c634f9d338d4bffad10e699b1bf4a31", LOG_ERR },
 };
 

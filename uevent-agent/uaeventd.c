@@ -57,12 +57,42 @@ static const struct uae_message_id *message_id_for(struct uae_event *ev)
 	return fallback;
 }
 
-/* Errors: fatal ones are errors, retryable ones warnings. */
+/*
+ * Errors: fatal ones are errors, retryable ones warnings.  NVMe asynchronous events by
+ * class: an error event is an error, a SMART warning critical, anything else a notice.
+ */
 static int priority_of(const struct uae_message_id *mid, struct uae_event *ev)
 {
+	const char *class = uae_event_get_aen_class(ev);
+
 	if (mid->priority >= 0)
 		return mid->priority;
+	if (class)
+		return !strcmp(class, "error") ? LOG_ERR : !strcmp(class, "smart") ? LOG_CRIT :
+		       LOG_NOTICE;
 	return strcmp(uae_event_get_severity(ev), "fatal") == 0 ? LOG_ERR : LOG_WARNING;
+}
+
+/*
+ * "nvme0: NVMe asynchronous event NVME_ANA_CHANGE (notice 03h, log page 0Ch): ...": what
+ * the controller said, and what the driver does about it by itself.
+ */
+static int format_aen(struct uae_event *ev, char *buf, size_t size)
+{
+	const char *ctrl = uae_event_get_nvme_controller(ev), *name = uae_event_get_name(ev);
+	uint32_t result = uae_event_get_aen_result(ev);
+	const char *what = "";
+
+	if (!strcmp(name, "NVME_NAMESPACE_ATTRIBUTE_CHANGED"))
+		what = "; the NVMe driver rescans the controller's namespaces itself";
+	else if (!strcmp(name, "NVME_ANA_CHANGE"))
+		what = "; the NVMe driver reads the new ANA states and routes I/O itself";
+	else if (!strcmp(name, "NVME_FIRMWARE_ACTIVATION_STARTING"))
+		what = "; the controller pauses I/O while it activates new firmware";
+	return snprintf(buf, size, "%s: NVMe asynchronous event %s (%s %02Xh, log page %02Xh)%s",
+			ctrl ? ctrl : "unknown NVMe controller", name, uae_event_get_aen_class(ev),
+			(unsigned int)(result >> 8) & 0xff, (unsigned int)(result >> 16) & 0xff,
+			what);
 }
 
 /*
@@ -75,9 +105,14 @@ static void format_message(struct uae_event *ev, struct uae_stack *stack, char *
 	const char *desc = uae_event_get_description(ev);
 	int n;
 
-	n = snprintf(buf, size, "%s%s[%s]: ", devname ? devname : "", devname ? " " : "",
-		     uae_event_get_hctl(ev));
+	if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
+		n = format_aen(ev, buf, size);
+	else
+		n = snprintf(buf, size, "%s%s[%s]: ", devname ? devname : "", devname ? " " : "",
+			     uae_event_get_hctl(ev));
 	switch (uae_event_get_kind(ev)) {
+	case UAE_EVENT_AEN:
+		break;
 	case UAE_EVENT_UA:
 		n += snprintf(buf + n, size - n, "unit attention %s",
 			      desc ? desc : uae_event_get_name(ev));
@@ -109,6 +144,26 @@ static void format_message(struct uae_event *ev, struct uae_stack *stack, char *
 		snprintf(buf + n, size - n, " [injected test event]");
 }
 
+/*
+ * An asynchronous event's own fields: UAEVENTS_TRANSPORT=nvme, UAEVENTS_NVME_CONTROLLER,
+ * UAEVENTS_AEN_RESULT, UAEVENTS_AEN_CLASS and UAEVENTS_LOG_PAGE.  (A controller has no
+ * stack of its own: its namespaces' disks do.)
+ */
+static void nvme_fields(struct uaed_fields *f, struct uae_event *ev)
+{
+	uint32_t result = uae_event_get_aen_result(ev);
+	char buf[16];
+
+	uaed_fields_add(f, "UAEVENTS_TRANSPORT", uae_event_get_transport(ev));
+	if (uae_event_get_nvme_controller(ev))
+		uaed_fields_add(f, "UAEVENTS_NVME_CONTROLLER", uae_event_get_nvme_controller(ev));
+	snprintf(buf, sizeof(buf), "0x%06" PRIx32, result);
+	uaed_fields_add(f, "UAEVENTS_AEN_RESULT", buf);
+	uaed_fields_add(f, "UAEVENTS_AEN_CLASS", uae_event_get_aen_class(ev));
+	snprintf(buf, sizeof(buf), "0x%02x", (unsigned int)(result >> 16) & 0xff);
+	uaed_fields_add(f, "UAEVENTS_LOG_PAGE", buf);
+}
+
 /* @stack: what sits above its LU, or NULL with why it is not known (@stack_err). */
 static int log_event(struct uae_event *ev, struct uaed_floods *floods, struct uae_stack *stack,
 		     int stack_err)
@@ -125,7 +180,10 @@ static int log_event(struct uae_event *ev, struct uaed_floods *floods, struct ua
 			      priority))
 		priority = LOG_NOTICE;
 	format_message(ev, stack, message, sizeof(message));
-	uaed_stack_fields(&fields, stack, stack_err);
+	if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
+		nvme_fields(&fields, ev);
+	else
+		uaed_stack_fields(&fields, stack, stack_err);
 	r = uaed_journal_send(
 		"MESSAGE=%s", message,
 		"MESSAGE_ID=%s", mid->id,
@@ -327,6 +385,9 @@ static int stack_of(struct daemon *d, struct uae_event *ev, struct uae_stack **r
 	char path[96], now[128];
 
 	*ret = NULL;
+	/* A controller has no stack of its own (its namespaces' disks do). */
+	if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
+		return -ENOTBLK;
 	/*
 	 * A name is reused as LUs come and go: a replayed event's, or one that waited, may
 	 * now be another LU's.  Its stack is that of the LU it came from, or unknown.
