@@ -57,6 +57,8 @@ struct uae_record {
 	u8 transport;		/* enum uaevents_transport */
 	char nvme_ctrl[UAE_NVME_CTRL_LEN];	/* NVMe: the controller, "" if unknown */
 	u32 aen_result;		/* UAEVENTS_KIND_AEN: completion dword 0 */
+	bool has_nvme_status;	/* an NVMe request's status was read */
+	u16 nvme_status;
 };
 
 /*
@@ -78,6 +80,8 @@ struct uae_capture {
 	const void *nvme_ctrl;		/* the struct nvme_ctrl: compared, never followed */
 	const char *nvme_ctrl_name;	/* its device's name, NULL if not known */
 	u32 aen_result;
+	bool has_nvme_status;		/* a failed NVMe request: @nvme_status and @opcode */
+	u16 nvme_status;
 };
 
 /* The multicast groups, each with its own sequence numbers. */
@@ -234,6 +238,8 @@ u64 uae_hooks_missed(void);
 /* uae_nvme_hooks.c: NVMe asynchronous events, while nvme_core is loaded. */
 int uae_nvme_init(void);
 void uae_nvme_exit(void);
+/* block_rq_error: true if @parent (the disk's) is an NVMe controller's, and handled. */
+bool uae_nvme_rq_error(struct request *rq, blk_status_t error, struct device *parent);
 
 /* uae_history.c */
 int uae_history_init(unsigned int size);

@@ -263,8 +263,23 @@ static void uae_fill_nvme(struct uae_event *ev, const struct uae_capture *in)
 	rec->transport = UAEVENTS_TRANSPORT_NVME;
 	if (in->nvme_ctrl_name)
 		strscpy(rec->nvme_ctrl, in->nvme_ctrl_name, sizeof(rec->nvme_ctrl));
-	rec->aen_result = in->aen_result;
-	rec->name = uae_nvme_aen_name(in->aen_result);
+	if (in->kind == UAEVENTS_KIND_AEN) {
+		rec->aen_result = in->aen_result;
+		rec->name = uae_nvme_aen_name(in->aen_result);
+	} else {
+		/* A failed request: its status named and classified, or only its errno. */
+		uae_fill_request(rec, in->rq);
+		rec->error = in->error;
+		rec->opcode = in->opcode;
+		rec->has_nvme_status = in->has_nvme_status;
+		rec->nvme_status = in->nvme_status;
+		if (in->has_nvme_status) {
+			rec->name = uae_nvme_status_name(in->nvme_status);
+			uae_nvme_classify(in->nvme_status, &rec->class);
+		}
+		if (!rec->name)
+			rec->name = in->has_nvme_status ? "NVME_STATUS_UNKNOWN" : "REQUEST_FAILED";
+	}
 	ev->sdev = NULL;
 	ev->origin = in->nvme_ctrl;
 	ev->identified = false;
@@ -366,9 +381,10 @@ void uae_capture(const struct uae_capture *in)
 		key.id = in->sdev->id;
 		key.lun = in->sdev->lun;
 	} else {
-		key.origin = in->nvme_ctrl;
+		/* A failed request's device is its namespace's disk, in its controller. */
+		key.origin = in->rq ? (const void *)READ_ONCE(in->rq->q->disk) : in->nvme_ctrl;
 		key.host = in->nvme_ctrl;
-		key.detail = in->aen_result;
+		key.detail = in->kind == UAEVENTS_KIND_AEN ? in->aen_result : in->nvme_status;
 	}
 	if (sense->status != UAE_SENSE_INVALID) {
 		key.sense_key = sense->sense_key;

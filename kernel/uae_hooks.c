@@ -200,6 +200,8 @@ static void uae_block_rq_error(void *data, struct request *rq, blk_status_t erro
 	struct uae_sense s;
 	struct uae_capture in;
 
+	if (parent && uae_nvme_rq_error(rq, error, parent))
+		return;
 	/* Only requests of SCSI disks carry a scsi_cmnd. */
 	if (!parent || !scsi_is_sdev_device(parent))
 		return;

@@ -31,21 +31,29 @@ static int put_identity(struct sk_buff *skb, const struct uae_record *rec)
 	return 0;
 }
 
-static int put_command(struct sk_buff *skb, const struct uae_record *rec)
+/* The block request, if any: its operation, range and the errno it failed with. */
+static int put_request(struct sk_buff *skb, const struct uae_record *rec)
 {
 	if (rec->has_req_op && nla_put_u8(skb, UAEVENTS_ATTR_REQ_OP, rec->req_op))
-		return -EMSGSIZE;
-	/* Without a command there is no opcode, host byte or status to tell. */
-	if (rec->kind != UAEVENTS_KIND_UA && !(rec->flags & UAEVENTS_FLAG_NO_COMMAND) &&
-	    (nla_put_u8(skb, UAEVENTS_ATTR_OPCODE, rec->opcode) ||
-	     nla_put_u8(skb, UAEVENTS_ATTR_HOST_BYTE, rec->host_byte) ||
-	     nla_put_u8(skb, UAEVENTS_ATTR_STATUS, rec->status)))
 		return -EMSGSIZE;
 	if (rec->has_lba &&
 	    (nla_put_u64_64bit(skb, UAEVENTS_ATTR_LBA, rec->lba, UAEVENTS_ATTR_PAD) ||
 	     nla_put_u32(skb, UAEVENTS_ATTR_SECTORS, rec->sectors)))
 		return -EMSGSIZE;
 	if (rec->error && nla_put_u32(skb, UAEVENTS_ATTR_ERRNO, rec->error))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int put_command(struct sk_buff *skb, const struct uae_record *rec)
+{
+	if (put_request(skb, rec))
+		return -EMSGSIZE;
+	/* Without a command there is no opcode, host byte or status to tell. */
+	if (rec->kind != UAEVENTS_KIND_UA && !(rec->flags & UAEVENTS_FLAG_NO_COMMAND) &&
+	    (nla_put_u8(skb, UAEVENTS_ATTR_OPCODE, rec->opcode) ||
+	     nla_put_u8(skb, UAEVENTS_ATTR_HOST_BYTE, rec->host_byte) ||
+	     nla_put_u8(skb, UAEVENTS_ATTR_STATUS, rec->status)))
 		return -EMSGSIZE;
 	if (rec->sense_len &&
 	    (nla_put(skb, UAEVENTS_ATTR_SENSE, rec->sense_len, rec->sense) ||
@@ -63,6 +71,20 @@ static int put_class(struct sk_buff *skb, const struct uae_record *rec)
 	    nla_put_u8(skb, UAEVENTS_ATTR_FAILOVER, rec->class.failover) ||
 	    nla_put_u16(skb, UAEVENTS_ATTR_CLASS_RULE, rec->class.rule) ||
 	    nla_put_u8(skb, UAEVENTS_ATTR_BLK_STATUS, rec->class.blk_status))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* A failed NVMe request: the request, and its status and class where it was read. */
+static int put_nvme_command(struct sk_buff *skb, const struct uae_record *rec)
+{
+	if (put_request(skb, rec))
+		return -EMSGSIZE;
+	if (!rec->has_nvme_status)
+		return 0;
+	if (nla_put_u8(skb, UAEVENTS_ATTR_OPCODE, rec->opcode) ||
+	    nla_put_u16(skb, UAEVENTS_ATTR_NVME_STATUS, rec->nvme_status) ||
+	    put_class(skb, rec))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -86,6 +108,8 @@ int uae_put_record(struct sk_buff *skb, const struct uae_record *rec, u64 instan
 	if (rec->kind == UAEVENTS_KIND_AEN)
 		return nla_put_u32(skb, UAEVENTS_ATTR_NVME_AEN_RESULT, rec->aen_result) ?
 		       -EMSGSIZE : 0;
+	if (rec->transport == UAEVENTS_TRANSPORT_NVME)
+		return put_nvme_command(skb, rec);
 	if (put_command(skb, rec) || put_class(skb, rec))
 		return -EMSGSIZE;
 	return 0;

@@ -17,9 +17,18 @@
  * the struct device just before it, whose driver data is the controller and whose class
  * is "nvme".  The offset found is checked again on every event; an event whose controller
  * it does not fit is published without a name, never with a guessed one.
+ *
+ * A failed NVMe block request reaches block_rq_error (uae_hooks.c) like a SCSI one: only
+ * when it fails for good, never on success.  Its status is in struct nvme_request, first
+ * in every transport's per-request data and private too: status at 20 bytes, the
+ * controller at 24 (6.1) or 32 (6.12, with the multipath start time before it).  Which
+ * one holds is learned from the controller the disk belongs to, and checked on every
+ * request; a request it does not fit is published with its errno alone.
  */
+#include <linux/blk-mq.h>
 #include <linux/device.h>
 #include <linux/module.h>
+#include <linux/nvme.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
@@ -30,10 +39,17 @@
 /* Where to look for ctrl->device: struct nvme_ctrl is larger (2928 bytes or more). */
 #define UAE_NVME_CTRL_SCAN	2048
 
+/* struct nvme_request (drivers/nvme/host/nvme.h): its status, and where its ctrl may be. */
+#define UAE_NVME_RQ_CMD		0
+#define UAE_NVME_RQ_STATUS	20
+static const unsigned int uae_nvme_rq_ctrl_offs[] = { 24, 32 };
+
 /* nvme_core's tracepoint while the probe is on it; under tracepoint_module_list_mutex. */
 static struct tracepoint *uae_aen_tp;
 /* offsetof(struct nvme_ctrl, device) in the nvme_core loaded, 0 until found. */
 static unsigned long uae_ctrl_dev_off;
+/* offsetof(struct nvme_request, ctrl) in the nvme_core loaded, 0 until found. */
+static unsigned int uae_rq_ctrl_off;
 
 /* The controller's device, if @ctrl has its pointer to it at @off. */
 static struct device *uae_ctrl_device_at(const void *ctrl, unsigned long off)
@@ -84,6 +100,51 @@ static void uae_nvme_async_event(void *data, void *ctrl, u32 result)
 	uae_capture(&in);
 }
 
+/* Whether @pdu is a struct nvme_request of @ctrl with its ctrl pointer at @off. */
+static bool uae_nvme_rq_fits(const void *pdu, const void *ctrl, unsigned int off)
+{
+	return *(void * const *)(pdu + off) == ctrl;
+}
+
+/*
+ * Atomic (a request's completion).  @parent is the failed request's disk's parent: an
+ * NVMe namespace's disk (a path's, nvme0c0n1, under native multipath; nvme0n1 without)
+ * hangs off its controller's device, whose driver data is the controller.  A multipath
+ * head's disk passes bios on and fails no request of its own.
+ */
+bool uae_nvme_rq_error(struct request *rq, blk_status_t error, struct device *parent)
+{
+	const void *ctrl, *pdu = blk_mq_rq_to_pdu(rq);
+	unsigned int off = READ_ONCE(uae_rq_ctrl_off), i;
+	struct uae_capture in;
+
+	if (!parent->class || strcmp(parent->class->name, "nvme"))
+		return false;
+	ctrl = dev_get_drvdata(parent);
+	in = (struct uae_capture){
+		.rq = rq, .kind = UAEVENTS_KIND_ERROR, .error = -blk_status_to_errno(error),
+		.transport = UAEVENTS_TRANSPORT_NVME, .nvme_ctrl = ctrl,
+		.nvme_ctrl_name = dev_name(parent),
+	};
+	for (i = 0; !off && i < ARRAY_SIZE(uae_nvme_rq_ctrl_offs); i++)
+		if (uae_nvme_rq_fits(pdu, ctrl, uae_nvme_rq_ctrl_offs[i])) {
+			off = uae_nvme_rq_ctrl_offs[i];
+			WRITE_ONCE(uae_rq_ctrl_off, off);
+		}
+	if (off && uae_nvme_rq_fits(pdu, ctrl, off)) {
+		const struct nvme_command *cmd = *(struct nvme_command * const *)
+						 (pdu + UAE_NVME_RQ_CMD);
+
+		in.has_nvme_status = true;
+		in.nvme_status = *(const u16 *)(pdu + UAE_NVME_RQ_STATUS);
+		in.opcode = cmd ? cmd->common.opcode : 0;
+	} else {
+		pr_warn_once("cannot read a failed NVMe request's status: published with its errno alone\n");
+	}
+	uae_capture(&in);
+	return true;
+}
+
 static void uae_nvme_attach(struct module *mod)
 {
 	unsigned int i;
@@ -121,11 +182,13 @@ static int uae_nvme_tp_notify(struct notifier_block *nb, unsigned long val, void
 		return NOTIFY_DONE;
 	if (val == MODULE_STATE_COMING) {
 		uae_nvme_attach(tp_mod->mod);
-	} else if (val == MODULE_STATE_GOING && uae_aen_tp) {
-		tracepoint_probe_unregister(uae_aen_tp, uae_nvme_async_event, NULL);
+	} else if (val == MODULE_STATE_GOING) {
+		if (uae_aen_tp)
+			tracepoint_probe_unregister(uae_aen_tp, uae_nvme_async_event, NULL);
 		uae_aen_tp = NULL;
 		/* The next nvme_core may be another build. */
 		WRITE_ONCE(uae_ctrl_dev_off, 0);
+		WRITE_ONCE(uae_rq_ctrl_off, 0);
 	}
 	return NOTIFY_OK;
 }

@@ -796,6 +796,28 @@ static void uae_kunit_message_aen(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_OPCODE]);
 	kfree_skb(skb);
 
+	/* A failed NVMe request: its request, status and class; no SCSI command fields. */
+	rec = (struct uae_record){
+		.seq = 6, .kind = UAEVENTS_KIND_ERROR, .repeat = 1, .name = "INTERNAL_ERROR",
+		.transport = UAEVENTS_TRANSPORT_NVME, .nvme_ctrl = "nvme3",
+		.devname = "nvme3c3n2", .has_req_op = true, .req_op = 0, .has_lba = true,
+		.lba = 2048, .sectors = 8, .error = 5, .opcode = 2, .has_nvme_status = true,
+		.nvme_status = 0x4006, .class = { .severity = UAE_SEV_FATAL, .rule = 4 },
+	};
+	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &rec, 1), 0);
+	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
+					skb->len, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, nla_get_u16(tb[UAEVENTS_ATTR_NVME_STATUS]), 0x4006);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[UAEVENTS_ATTR_OPCODE]), 2);
+	KUNIT_EXPECT_EQ(test, nla_get_u64(tb[UAEVENTS_ATTR_LBA]), 2048ULL);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[UAEVENTS_ATTR_SEVERITY]), UAE_SEV_FATAL);
+	KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[UAEVENTS_ATTR_DEVNAME]), "nvme3c3n2");
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_HOST_BYTE]);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_HOST]);
+	kfree_skb(skb);
+
 	/* A SCSI event's message has no transport: it is what it was before NVMe's. */
 	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skb);

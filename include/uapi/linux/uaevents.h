@@ -183,12 +183,17 @@ enum uaevents_attr {
 	 * asynchronous event's completion dword 0 as the controller sent it: type in bits
 	 * 2:0, information in 15:8, the log page to read in 23:16 (NVM Express Base
 	 * Specification, "Asynchronous Event Request command").  STAT_AEN_LAST_SEQ: the
-	 * last GROUP_SEQ of group "aen".
+	 * last GROUP_SEQ of group "aen".  NVME_STATUS: a failed NVMe request's (kind ERROR)
+	 * status as Linux keeps it, the completion's status field without its phase bit:
+	 * SC in bits 7:0, SCT 10:8, CRD 12:11, MORE 13, DNR 14; then OPCODE is the NVMe
+	 * command's and the classification is docs/classification.md's NVMe table's.  A
+	 * failed NVMe request without NVME_STATUS had a status the module could not read.
 	 */
 	UAEVENTS_ATTR_TRANSPORT,		/* u8: enum uaevents_transport */
 	UAEVENTS_ATTR_NVME_CTRL,		/* string */
 	UAEVENTS_ATTR_NVME_AEN_RESULT,		/* u32 */
 	UAEVENTS_ATTR_STAT_AEN_LAST_SEQ,	/* u64 */
+	UAEVENTS_ATTR_NVME_STATUS,		/* u16 */
 
 	__UAEVENTS_ATTR_MAX,
 	UAEVENTS_ATTR_MAX = __UAEVENTS_ATTR_MAX - 1
