@@ -57,6 +57,7 @@ static struct nla_policy event_policy[UAEVENTS_ATTR_MAX + 1] = {
 	[UAEVENTS_ATTR_TRANSPORT] = { .type = NLA_U8 },
 	[UAEVENTS_ATTR_NVME_CTRL] = { .type = NLA_STRING, .maxlen = UAE_DEVNAME_MAX },
 	[UAEVENTS_ATTR_NVME_AEN_RESULT] = { .type = NLA_U32 },
+	[UAEVENTS_ATTR_NVME_STATUS] = { .type = NLA_U16 },
 };
 
 /* Attributes without which a message is not an event. */
@@ -216,6 +217,9 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	}
 	if (tb[UAEVENTS_ATTR_NVME_AEN_RESULT])
 		ev->aen_result = nla_get_u32(tb[UAEVENTS_ATTR_NVME_AEN_RESULT]);
+	ev->has_nvme_status = tb[UAEVENTS_ATTR_NVME_STATUS] != NULL;
+	if (ev->has_nvme_status)
+		ev->nvme_status = nla_get_u16(tb[UAEVENTS_ATTR_NVME_STATUS]);
 	if (fill_strings(ev, tb) < 0) {
 		free(ev);
 		return -EBADMSG;
@@ -535,6 +539,13 @@ uint32_t uae_event_get_aen_result(const struct uae_event *ev)
 	if (!ev)
 		return 0;
 	return ev->aen_result;
+}
+
+int uae_event_get_nvme_status(const struct uae_event *ev)
+{
+	if (!ev)
+		return -EINVAL;
+	return ev->has_nvme_status ? ev->nvme_status : -ENODATA;
 }
 
 const char *uae_event_get_aen_class(const struct uae_event *ev)

@@ -159,6 +159,12 @@ const char *uae_event_get_nvme_controller(const struct uae_event *ev);
  */
 uint32_t uae_event_get_aen_result(const struct uae_event *ev);
 /*
+ * A failed NVMe request's status (SC in bits 7:0, SCT 10:8, DNR 14, as Linux keeps it);
+ * its name is uae_event_get_name()'s, its class the NVMe table's.  -ENODATA: not a failed
+ * NVMe request, or one whose status the module could not read.
+ */
+int uae_event_get_nvme_status(const struct uae_event *ev);
+/*
  * The class of an asynchronous event, by its type: "error", "smart", "notice",
  * "io_command_set", "vendor" or "reserved"; NULL for another kind.
  */

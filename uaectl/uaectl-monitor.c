@@ -83,10 +83,16 @@ json_object *uaectl_event_json(struct uae_event *ev)
 	 */
 	if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
 		return o;
-	if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_NO_COMMAND))
+	if (uae_event_get_nvme_status(ev) >= 0)
+		json_object_object_add(o, "nvme_status",
+				       json_object_new_int(uae_event_get_nvme_status(ev)));
+	if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_NO_COMMAND) &&
+	    (!uae_event_get_nvme_controller(ev) || uae_event_get_nvme_status(ev) >= 0))
 		json_object_object_add(o, "opcode", json_object_new_int(uae_event_get_opcode(ev)));
 	if (uae_event_get_kind(ev) != UAE_EVENT_UA) {
-		if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_NO_COMMAND)) {
+		/* A SCSI command's; an NVMe one has its status instead. */
+		if (!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_NO_COMMAND) &&
+		    !uae_event_get_nvme_controller(ev)) {
 			json_object_object_add(o, "host_byte",
 					       json_object_new_int(uae_event_get_host_byte(ev)));
 			json_object_object_add(o, "status",
@@ -164,6 +170,8 @@ void uaectl_print_event(struct uae_event *ev, bool json, struct uae_stack *stack
 		else
 			printf(" %s %s failover=%s", uae_event_get_severity(ev),
 			       uae_event_get_locus(ev), uae_event_get_failover(ev) ? "yes" : "no");
+		if (uae_event_get_nvme_status(ev) >= 0)
+			printf(" status=0x%04x", (unsigned int)uae_event_get_nvme_status(ev));
 		if (uae_event_get_repeat(ev) > 1)
 			printf(" x%u", uae_event_get_repeat(ev));
 		if (uae_event_get_flags(ev) & UAE_EVENT_FLAG_SUMMARY)

@@ -103,13 +103,15 @@ static void format_message(struct uae_event *ev, struct uae_stack *stack, char *
 {
 	const char *devname = uae_event_get_devname(ev);
 	const char *desc = uae_event_get_description(ev);
+	/* Where: the SCSI address, or the NVMe controller. */
+	const char *where = uae_event_get_nvme_controller(ev) ?: uae_event_get_hctl(ev);
 	int n;
 
 	if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
 		n = format_aen(ev, buf, size);
 	else
 		n = snprintf(buf, size, "%s%s[%s]: ", devname ? devname : "", devname ? " " : "",
-			     uae_event_get_hctl(ev));
+			     where);
 	switch (uae_event_get_kind(ev)) {
 	case UAE_EVENT_AEN:
 		break;
@@ -145,9 +147,9 @@ static void format_message(struct uae_event *ev, struct uae_stack *stack, char *
 }
 
 /*
- * An asynchronous event's own fields: UAEVENTS_TRANSPORT=nvme, UAEVENTS_NVME_CONTROLLER,
- * UAEVENTS_AEN_RESULT, UAEVENTS_AEN_CLASS and UAEVENTS_LOG_PAGE.  (A controller has no
- * stack of its own: its namespaces' disks do.)
+ * An NVMe event's own fields: UAEVENTS_TRANSPORT=nvme, UAEVENTS_NVME_CONTROLLER; a failed
+ * request's UAEVENTS_NVME_STATUS; an asynchronous event's UAEVENTS_AEN_RESULT,
+ * UAEVENTS_AEN_CLASS and UAEVENTS_LOG_PAGE.
  */
 static void nvme_fields(struct uaed_fields *f, struct uae_event *ev)
 {
@@ -157,6 +159,12 @@ static void nvme_fields(struct uaed_fields *f, struct uae_event *ev)
 	uaed_fields_add(f, "UAEVENTS_TRANSPORT", uae_event_get_transport(ev));
 	if (uae_event_get_nvme_controller(ev))
 		uaed_fields_add(f, "UAEVENTS_NVME_CONTROLLER", uae_event_get_nvme_controller(ev));
+	if (uae_event_get_nvme_status(ev) >= 0) {
+		snprintf(buf, sizeof(buf), "0x%04x", (unsigned int)uae_event_get_nvme_status(ev));
+		uaed_fields_add(f, "UAEVENTS_NVME_STATUS", buf);
+	}
+	if (uae_event_get_kind(ev) != UAE_EVENT_AEN)
+		return;
 	snprintf(buf, sizeof(buf), "0x%06" PRIx32, result);
 	uaed_fields_add(f, "UAEVENTS_AEN_RESULT", buf);
 	uaed_fields_add(f, "UAEVENTS_AEN_CLASS", uae_event_get_aen_class(ev));
@@ -180,9 +188,10 @@ static int log_event(struct uae_event *ev, struct uaed_floods *floods, struct ua
 			      priority))
 		priority = LOG_NOTICE;
 	format_message(ev, stack, message, sizeof(message));
-	if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
+	/* A controller has no stack of its own (its namespaces' disks do). */
+	if (uae_event_get_transport(ev) && !strcmp(uae_event_get_transport(ev), "nvme"))
 		nvme_fields(&fields, ev);
-	else
+	if (uae_event_get_kind(ev) != UAE_EVENT_AEN)
 		uaed_stack_fields(&fields, stack, stack_err);
 	r = uaed_journal_send(
 		"MESSAGE=%s", message,
@@ -375,6 +384,17 @@ static bool to_act_on(struct daemon *d, struct uae_event *ev)
 	return true;
 }
 
+/* The multipath head's name of NVMe path disk @path ("nvme0c1n2": "nvme0n2"), if it is one. */
+static bool nvme_head_of(const char *path, char *head, size_t size)
+{
+	unsigned int subsys, ctrl, ns;
+	char end;
+
+	if (sscanf(path, "nvme%uc%un%u%c", &subsys, &ctrl, &ns, &end) != 3)
+		return false;
+	return snprintf(head, size, "nvme%un%u", subsys, ns) < (int)size;
+}
+
 /*
  * What sits above the event's LU on this host, now: its block device's stack (by name, or
  * by its address when the event names none).  0, or why it is not known.
@@ -382,12 +402,18 @@ static bool to_act_on(struct daemon *d, struct uae_event *ev)
 static int stack_of(struct daemon *d, struct uae_event *ev, struct uae_stack **ret)
 {
 	const char *devname = uae_event_get_devname(ev), *wwid = uae_event_get_wwid(ev);
-	char path[96], now[128];
+	char path[96], now[128], head[32];
 
 	*ret = NULL;
 	/* A controller has no stack of its own (its namespaces' disks do). */
 	if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
 		return -ENOTBLK;
+	/*
+	 * An NVMe path's disk ("nvme0c1n2", hidden) holds nothing up: the multipath head it
+	 * serves ("nvme0n2") does.
+	 */
+	if (uae_event_get_nvme_controller(ev) && devname && nvme_head_of(devname, head, sizeof(head)))
+		devname = head;
 	/*
 	 * A name is reused as LUs come and go: a replayed event's, or one that waited, may
 	 * now be another LU's.  Its stack is that of the LU it came from, or unknown.

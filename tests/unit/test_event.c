@@ -17,6 +17,7 @@
 
 #include "libuaevents.h"
 #include "uae_private.h"
+#include "uae_sense.h"
 
 static const uint8_t sense_capacity[18] = {
 	0x70, 0, 0x06, 0, 0, 0, 0, 0x0a, 0, 0, 0, 0, 0x2a, 0x09,
@@ -299,6 +300,36 @@ START_TEST(aen_event)
 }
 END_TEST
 
+/* A failed NVMe request: its status, named by the module, classified; no SCSI address. */
+START_TEST(nvme_error_event)
+{
+	struct nl_msg *msg = build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_ERROR, false, "nvme1");
+	struct uae_event *ev;
+
+	nla_put_string(msg, UAEVENTS_ATTR_DEVNAME, "nvme1c1n2");
+	nla_put_string(msg, UAEVENTS_ATTR_EVENT, "INTERNAL_ERROR");
+	nla_put_u8(msg, UAEVENTS_ATTR_OPCODE, 2);
+	nla_put_u16(msg, UAEVENTS_ATTR_NVME_STATUS, 0x4006);
+	nla_put_u8(msg, UAEVENTS_ATTR_SEVERITY, UAE_SEV_FATAL);
+	nla_put_u16(msg, UAEVENTS_ATTR_CLASS_RULE, 3);
+	ck_assert_int_eq(parse(msg, &ev), 0);
+	ck_assert_int_eq(uae_event_get_kind(ev), UAE_EVENT_ERROR);
+	ck_assert_str_eq(uae_event_get_transport(ev), "nvme");
+	ck_assert_str_eq(uae_event_get_nvme_controller(ev), "nvme1");
+	ck_assert_str_eq(uae_event_get_devname(ev), "nvme1c1n2");
+	ck_assert_int_eq(uae_event_get_nvme_status(ev), 0x4006);
+	ck_assert_str_eq(uae_event_get_severity(ev), "fatal");
+	ck_assert_ptr_null(uae_event_get_aen_class(ev));
+	uae_event_unref(ev);
+	/* Without a status (the module could not read it): -ENODATA, never 0. */
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_ERROR, false,
+					 "nvme1"), &ev), 0);
+	ck_assert_int_eq(uae_event_get_nvme_status(ev), -ENODATA);
+	uae_event_unref(ev);
+	ck_assert_int_eq(uae_event_get_nvme_status(NULL), -EINVAL);
+}
+END_TEST
+
 START_TEST(bogus_aen_refused)
 {
 	struct uae_event *ev = NULL;
@@ -413,6 +444,7 @@ int main(void)
 	tcase_add_test(tc, truncated_headers_refused);
 	tcase_add_test(tc, error_event);
 	tcase_add_test(tc, aen_event);
+	tcase_add_test(tc, nvme_error_event);
 	tcase_add_test(tc, bogus_aen_refused);
 	tcase_add_test(tc, hostile_strings_refused);
 	tcase_add_test(tc, filters);
