@@ -82,7 +82,7 @@ _GETTERS = {
     "blk_status": _str, "class_rule": ctypes.c_uint, "name": _str, "category": _str,
     "description": _str, "sense_key_name": _str, "kind_name": _str,
     "transport": _str, "nvme_controller": _str, "aen_result": ctypes.c_uint32,
-    "aen_class": _str,
+    "aen_class": _str, "nvme_status": ctypes.c_int,
 }
 _get = {k: _fn("uae_event_get_" + k, t, _p) for k, t in _GETTERS.items()}
 _has_sense = _fn("uae_event_has_sense", ctypes.c_int, _p)
@@ -171,6 +171,7 @@ class Event:
     nvme_controller: Optional[str] = None   #: NVMe: "nvme0"
     aen_result: int = 0                     #: AEN: completion dword 0 (0x040002...)
     aen_class: Optional[str] = None         #: AEN: "notice", "smart", "error", ...
+    nvme_status: Optional[int] = None       #: a failed NVMe request's (0x4006...)
     #: what sits above the device when the event was received (Monitor(stack=True));
     #: None otherwise, or when it has no block device (gone, a tape)
     stack: Optional["Stack"] = dataclasses.field(default=None, compare=False)
@@ -205,7 +206,8 @@ class Event:
             failover=bool(v["failover"]), blk_status=v["blk_status"],
             class_rule=v["class_rule"], transport=v["transport"],
             nvme_controller=v["nvme_controller"], aen_result=v["aen_result"],
-            aen_class=v["aen_class"])
+            aen_class=v["aen_class"],
+            nvme_status=v["nvme_status"] if v["nvme_status"] >= 0 else None)
 
 
 @dataclass(frozen=True)
