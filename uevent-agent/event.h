@@ -19,7 +19,8 @@ struct uaed_event {
 	char category[16];		/* "inventory", ...; "none" */
 	unsigned int host, channel, target;
 	uint64_t lun;
-	char hctl[64];
+	char hctl[64];			/* "" for NVMe */
+	char nvme_ctrl[32];		/* NVMe: the controller, "nvme0"; "" for SCSI */
 	char devname[32];
 	char wwid[128];
 	/* What sits above the LU when the event came (uae_stack_get_summary()); "" unknown. */

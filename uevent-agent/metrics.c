@@ -20,7 +20,10 @@
 #include "metrics.h"
 #include "state.h"
 
-/* Distinct (host, kind, category, event) series; beyond them, one "other" count. */
+/*
+ * Distinct (host, kind, category, event) series of SCSI events and (controller, kind,
+ * event) series of NVMe ones; beyond them, one "other" count.
+ */
 #define MAX_SERIES 1024
 /* LUs whose last thin-provisioning event time is kept. */
 #define MAX_LAST 4096
@@ -32,6 +35,7 @@
 
 struct series {
 	unsigned int host;
+	char nvme_ctrl[32];	/* an NVMe event's series: "nvme0"; "" for SCSI's */
 	char kind[16], category[16], name[64];
 	uint64_t n;
 };
@@ -112,10 +116,27 @@ static void print(struct uaed_metrics *m, FILE *f)
 	for (unsigned int i = 0; i < m->n_series; i++) {
 		const struct series *s = &m->series[i];
 
+		if (s->nvme_ctrl[0])
+			continue;
 		fprintf(f, "uaevents_events_total{host=\"%u\",kind=\"", s->host);
 		label(f, s->kind);
 		fputs("\",category=\"", f);
 		label(f, s->category);
+		fputs("\",event=\"", f);
+		label(f, s->name);
+		fprintf(f, "\"} %" PRIu64 "\n", s->n);
+	}
+	header(f, "uaevents_nvme_events_total", "counter", "NVMe events uaeventd received, by "
+	       "controller, kind and event; each occurrence of a coalesced storm counted.");
+	for (unsigned int i = 0; i < m->n_series; i++) {
+		const struct series *s = &m->series[i];
+
+		if (!s->nvme_ctrl[0])
+			continue;
+		fputs("uaevents_nvme_events_total{controller=\"", f);
+		label(f, s->nvme_ctrl);
+		fputs("\",kind=\"", f);
+		label(f, s->kind);
 		fputs("\",event=\"", f);
 		label(f, s->name);
 		fprintf(f, "\"} %" PRIu64 "\n", s->n);
@@ -351,7 +372,8 @@ void uaed_metrics_event(struct uaed_metrics *m, const struct uaed_event *e, uint
 	if (!m)
 		return;
 	for (unsigned int i = 0; i < m->n_series && !s; i++)
-		if (m->series[i].host == e->host && !strcmp(m->series[i].name, e->name) &&
+		if (m->series[i].host == e->host && !strcmp(m->series[i].nvme_ctrl, e->nvme_ctrl) &&
+		    !strcmp(m->series[i].name, e->name) &&
 		    !strcmp(m->series[i].kind, e->kind) &&
 		    !strcmp(m->series[i].category, e->category))
 			s = &m->series[i];
@@ -361,6 +383,7 @@ void uaed_metrics_event(struct uaed_metrics *m, const struct uaed_event *e, uint
 		if (m->series) {
 			s = &m->series[m->n_series++];
 			s->host = e->host;
+			memcpy(s->nvme_ctrl, e->nvme_ctrl, sizeof(s->nvme_ctrl));
 			memcpy(s->kind, e->kind, sizeof(s->kind));
 			memcpy(s->category, e->category, sizeof(s->category));
 			memcpy(s->name, e->name, sizeof(s->name));

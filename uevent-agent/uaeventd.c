@@ -332,6 +332,8 @@ static void from_module_event(struct uae_event *ev, struct uaed_event *e)
 	e->target = uae_event_get_target(ev);
 	e->lun = uae_event_get_lun(ev);
 	snprintf(e->hctl, sizeof(e->hctl), "%s", uae_event_get_hctl(ev));
+	s = uae_event_get_nvme_controller(ev);
+	snprintf(e->nvme_ctrl, sizeof(e->nvme_ctrl), "%s", s ? s : "");
 	s = uae_event_get_devname(ev);
 	snprintf(e->devname, sizeof(e->devname), "%s", s ? s : "");
 	s = uae_event_get_wwid(ev);

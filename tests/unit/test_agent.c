@@ -736,6 +736,9 @@ START_TEST(metrics_file_from_hostile_wwid)
 	struct uaed_event e = { .kind = "ua", .category = "space", .host = 3,
 				.name = "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED",
 				.wwid = "naa.\"x\\y\nz\xff" };
+	/* An NVMe controller's events: a series of their own, by controller, not SCSI host. */
+	struct uaed_event aen = { .kind = "aen", .category = "none", .nvme_ctrl = "nvme2",
+				  .name = "NVME_ANA_CHANGE" };
 	struct uaed_metrics *m = NULL;
 	sd_event *loop = NULL;
 	size_t n;
@@ -747,6 +750,7 @@ START_TEST(metrics_file_from_hostile_wwid)
 	ck_assert_ptr_nonnull(m);
 	uaed_metrics_event(m, &e, 5);
 	uaed_metrics_event(m, &e, 1);
+	uaed_metrics_event(m, &aen, 2);
 	uaed_metrics_lost(m, 2);
 	uaed_metrics_lost(m, 1);
 	uaed_metrics_job(m, "rescan-paths", false);
@@ -761,6 +765,9 @@ START_TEST(metrics_file_from_hostile_wwid)
 	ck_assert_msg(strstr(text, "uaevents_events_total{host=\"3\",kind=\"ua\",category=\"space\","
 			     "event=\"THIN_PROVISIONING_SOFT_THRESHOLD_REACHED\"} 6\n"), "%s", text);
 	ck_assert_msg(strstr(text, "wwid=\"naa.\\\"x\\\\y?z?\"} "), "%s", text);
+	ck_assert_msg(strstr(text, "uaevents_nvme_events_total{controller=\"nvme2\",kind=\"aen\","
+			     "event=\"NVME_ANA_CHANGE\"} 2\n"), "%s", text);
+	ck_assert_msg(!strstr(text, "uaevents_events_total{host=\"0\""), "%s", text);
 	ck_assert_msg(strstr(text, "uaevents_events_lost_total 3\n"), "%s", text);
 	ck_assert_msg(strstr(text, "uaevents_gaps_total 2\n"), "%s", text);
 	ck_assert_msg(strstr(text, "uaevents_jobs_total{job=\"rescan-paths\",result=\"ok\"} 1\n"),
