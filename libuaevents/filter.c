@@ -12,6 +12,7 @@
 
 static const char *const filter_keys[] = {
 	"kind", "event", "category", "severity", "locus", "failover", "device", "wwid", "hctl",
+	"transport", "controller",
 };
 
 static const char *field(const struct uae_event *ev, const char *key, char *buf, size_t size)
@@ -38,6 +39,10 @@ static const char *field(const struct uae_event *ev, const char *key, char *buf,
 		return uae_event_get_wwid(ev);
 	if (!strcmp(key, "hctl"))
 		return uae_event_get_hctl(ev);
+	if (!strcmp(key, "transport"))
+		return uae_event_get_transport(ev);
+	if (!strcmp(key, "controller"))
+		return uae_event_get_nvme_controller(ev);
 	return NULL;
 }
 

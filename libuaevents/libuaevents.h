@@ -82,7 +82,8 @@ int uae_monitor_is_fallback(struct uae_monitor *m);
 
 /*
  * Hand out only events whose @key is @value.  Keys: "kind", "event", "category",
- * "severity", "locus", "failover" ("yes"/"no"), "device", "wwid", "hctl".  Values of one key
+ * "severity", "locus", "failover" ("yes"/"no"), "device", "wwid", "hctl", and since 0.2
+ * "transport" ("scsi"/"nvme") and "controller" (an NVMe one: "nvme0").  Values of one key
  * are alternatives; different keys must all match.  -EINVAL for an unknown key.
  */
 int uae_monitor_filter_add_match(struct uae_monitor *m, const char *key, const char *value);

@@ -131,7 +131,8 @@ int uaectl_add_filters(struct uae_monitor *m, char **filters, int n)
 		*eq = '=';
 		if (r < 0) {
 			fprintf(stderr, "uaectl: bad filter '%s': keys are kind, event, category, "
-				"severity, locus, failover, device, wwid, hctl\n", filters[i]);
+				"severity, locus, failover, device, wwid, hctl, transport, controller\n",
+				filters[i]);
 			return r;
 		}
 	}

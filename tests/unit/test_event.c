@@ -371,7 +371,7 @@ END_TEST
 START_TEST(filters)
 {
 	struct uae_filter f = { 0 };
-	struct uae_event *ua, *err;
+	struct uae_event *ua, *err, *aen;
 
 	ck_assert_int_eq(parse(build(UAEVENTS_CMD_EVENT, SPOIL_NONE), &ua), 0);
 	ck_assert_int_eq(parse(build_error("naa.1", 6), &err), 0);
@@ -398,6 +398,18 @@ START_TEST(filters)
 	ck_assert_int_eq(uae_filter_add(&f, "nosuchkey", "x"), -EINVAL);
 	ck_assert_int_eq(uae_filter_add(&f, "kind", ""), -EINVAL);
 	uae_filter_clear(&f);
+	/* NVMe's: by transport and controller; a SCSI event has no controller. */
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_AEN, true, "nvme2"),
+			       &aen), 0);
+	ck_assert_int_eq(uae_filter_add(&f, "transport", "nvme"), 0);
+	ck_assert(uae_filter_matches(&f, aen) && !uae_filter_matches(&f, ua));
+	ck_assert_int_eq(uae_filter_add(&f, "controller", "nvme2"), 0);
+	ck_assert(uae_filter_matches(&f, aen));
+	uae_filter_clear(&f);
+	ck_assert_int_eq(uae_filter_add(&f, "controller", "nvme1"), 0);
+	ck_assert(!uae_filter_matches(&f, aen) && !uae_filter_matches(&f, ua));
+	uae_filter_clear(&f);
+	uae_event_unref(aen);
 	uae_event_unref(ua);
 	uae_event_unref(err);
 }
