@@ -37,7 +37,10 @@ struct uae_record {
 	u32 host, channel, target;
 	u64 lun;
 	char devname[DISK_NAME_LEN];
-	char sgdev[UAE_SGDEV_LEN];
+	union {
+		char sgdev[UAE_SGDEV_LEN];		/* SCSI: the LU's sg device */
+		char nvme_ctrl[UAE_NVME_CTRL_LEN];	/* NVMe: its controller, "" unknown */
+	};
 	char wwid[UAE_WWID_LEN];
 	char serial[UAE_SERIAL_LEN];
 	u8 sense[SCSI_SENSE_BUFFERSIZE];
@@ -55,10 +58,9 @@ struct uae_record {
 	u32 error;		/* errno the block layer returned, 0 if none */
 	struct uae_class class;
 	u8 transport;		/* enum uaevents_transport */
-	char nvme_ctrl[UAE_NVME_CTRL_LEN];	/* NVMe: the controller, "" if unknown */
-	u32 aen_result;		/* UAEVENTS_KIND_AEN: completion dword 0 */
-	bool has_nvme_status;	/* an NVMe request's status was read */
+	bool has_nvme_status;	/* a failed NVMe request's status was read */
 	u16 nvme_status;
+	u32 aen_result;		/* UAEVENTS_KIND_AEN: completion dword 0 */
 };
 
 /*
@@ -89,19 +91,19 @@ enum uae_group {
 	UAE_GROUP_UA,
 	UAE_GROUP_ERROR,	/* errors and timeouts */
 	UAE_GROUP_SGIO,
-	UAE_GROUP_AEN,
+	UAE_GROUP_NVME,		/* every NVMe event: subscribers of the others see none */
 	UAE_GROUPS
 };
 
-static inline u8 uae_group_of(u8 kind)
+static inline u8 uae_group_of(u8 kind, u8 transport)
 {
+	if (transport != UAEVENTS_TRANSPORT_SCSI)
+		return UAE_GROUP_NVME;
 	switch (kind) {
 	case UAEVENTS_KIND_UA:
 		return UAE_GROUP_UA;
 	case UAEVENTS_KIND_SGIO:
 		return UAE_GROUP_SGIO;
-	case UAEVENTS_KIND_AEN:
-		return UAE_GROUP_AEN;
 	default:
 		return UAE_GROUP_ERROR;
 	}
@@ -113,16 +115,20 @@ static inline u8 uae_group_of(u8 kind)
  * user's command from the kernel's and an expected failure from news.  The device is its
  * object and its address: a device that never became visible (a scan's probe of a LUN)
  * is freed without a removal to forget it by, and the allocator may hand its memory to
- * the probe of the next LUN.  An NVMe asynchronous event's device is its controller (its
- * host too), and what happened is its result (@detail).
+ * the probe of the next LUN.  NVMe's have no removal to forget them by either: an
+ * asynchronous event's device is its controller (its host too) and its instance number
+ * (@id), what happened its result (@detail); a failed request's device is its
+ * namespace's disk and that disk's sequence number (@lun: never reused), in its
+ * controller, what happened its status or, without one, its errno.
  */
 struct uae_coalesce_key {
-	const void *origin;	/* the scsi_device; its Scsi_Host in a summary */
+	const void *origin;	/* the scsi_device (or NVMe's, above); its host in a summary */
 	const void *host;	/* the Scsi_Host: what a summary's origin becomes */
 	u64 lun;		/* the address: H:C:T:L, only H in a summary */
 	u32 host_no, channel, id;
 	u32 flags;		/* UAEVENTS_FLAG_*, UAEVENTS_FLAG_SUMMARY in a summary */
 	u8 kind, host_byte, status, sense_key, asc, ascq, opcode;
+	u8 transport;		/* enum uaevents_transport */
 	u32 detail;
 };
 

@@ -113,6 +113,27 @@ static bool uae_host_leaving(struct Scsi_Host *shost)
 	       state == SHOST_DEL_RECOVERY;
 }
 
+/* What an NVMe occurrence's key is made of (struct uae_coalesce_key). */
+static void uae_nvme_coalesce_key(const struct uae_capture *in, struct uae_coalesce_key *key)
+{
+	struct gendisk *disk = in->rq ? READ_ONCE(in->rq->q->disk) : NULL;
+	unsigned int instance;
+
+	key->transport = in->transport;
+	key->host = in->nvme_ctrl;
+	if (in->nvme_ctrl_name && !strncmp(in->nvme_ctrl_name, "nvme", 4) &&
+	    !kstrtouint(in->nvme_ctrl_name + 4, 10, &instance))
+		key->id = instance;
+	if (in->kind == UAEVENTS_KIND_AEN) {
+		key->origin = in->nvme_ctrl;
+		key->detail = in->aen_result;
+		return;
+	}
+	key->origin = disk;
+	key->lun = disk ? disk->diskseq : 0;
+	key->detail = in->has_nvme_status ? in->nvme_status : in->error;
+}
+
 /* Under uae_lock: UAE_COALESCE_* for an occurrence on @sdev (NULL: an NVMe controller). */
 static unsigned int uae_coalesce_state_locked(struct scsi_device *sdev)
 {
@@ -157,7 +178,7 @@ static void uae_event_free_locked(struct uae_event *ev)
 /* Under uae_lock: number the event and queue it for delivery. */
 static void uae_enqueue_locked(struct uae_event *ev)
 {
-	u8 group = uae_group_of(ev->rec.kind);
+	u8 group = uae_group_of(ev->rec.kind, ev->rec.transport);
 
 	/* Numbered under the lock, so delivery order is sequence order. */
 	ev->rec.seq = ++uae_seq;
@@ -344,7 +365,7 @@ static struct uae_event *uae_event_new_locked(const struct uae_capture *in,
 	if (!ev) {
 		atomic64_inc(&uae_stats.queue_full);
 		uae_seq++;
-		uae_group_seq[uae_group_of(in->kind)]++;
+		uae_group_seq[uae_group_of(in->kind, in->transport)]++;
 		return NULL;
 	}
 	list_del(&ev->node);
@@ -381,10 +402,7 @@ void uae_capture(const struct uae_capture *in)
 		key.id = in->sdev->id;
 		key.lun = in->sdev->lun;
 	} else {
-		/* A failed request's device is its namespace's disk, in its controller. */
-		key.origin = in->rq ? (const void *)READ_ONCE(in->rq->q->disk) : in->nvme_ctrl;
-		key.host = in->nvme_ctrl;
-		key.detail = in->kind == UAEVENTS_KIND_AEN ? in->aen_result : in->nvme_status;
+		uae_nvme_coalesce_key(in, &key);
 	}
 	if (sense->status != UAE_SENSE_INVALID) {
 		key.sense_key = sense->sense_key;

@@ -72,7 +72,7 @@ static bool uae_key_equal(const struct uae_coalesce_key *a, const struct uae_coa
 	       a->flags == b->flags &&
 	       a->kind == b->kind && a->host_byte == b->host_byte && a->status == b->status &&
 	       a->sense_key == b->sense_key && a->asc == b->asc && a->ascq == b->ascq &&
-	       a->opcode == b->opcode && a->detail == b->detail;
+	       a->opcode == b->opcode && a->transport == b->transport && a->detail == b->detail;
 }
 
 static struct hlist_head *uae_key_bucket(struct uae_coalescer *c, const struct uae_coalesce_key *key)
@@ -80,7 +80,8 @@ static struct hlist_head *uae_key_bucket(struct uae_coalescer *c, const struct u
 	u32 h = jhash_3words(key->kind | key->host_byte << 8 | key->status << 16 |
 			     key->sense_key << 24,
 			     key->asc | key->ascq << 8 | key->opcode << 16,
-			     key->flags ^ key->detail, hash_ptr(key->origin, 32));
+			     key->flags ^ key->detail ^ key->transport << 24,
+			     hash_ptr(key->origin, 32));
 
 	return &c->bucket[hash_32(h, c->bits)];
 }

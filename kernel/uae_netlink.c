@@ -14,7 +14,7 @@ static const struct genl_multicast_group uae_mcgrps[] = {
 	[UAE_GROUP_UA] = { .name = UAEVENTS_MCGRP_UA, .flags = GENL_MCAST_CAP_SYS_ADMIN },
 	[UAE_GROUP_ERROR] = { .name = UAEVENTS_MCGRP_ERROR, .flags = GENL_MCAST_CAP_SYS_ADMIN },
 	[UAE_GROUP_SGIO] = { .name = UAEVENTS_MCGRP_SGIO, .flags = GENL_MCAST_CAP_SYS_ADMIN },
-	[UAE_GROUP_AEN] = { .name = UAEVENTS_MCGRP_AEN, .flags = GENL_MCAST_CAP_SYS_ADMIN },
+	[UAE_GROUP_NVME] = { .name = UAEVENTS_MCGRP_NVME, .flags = GENL_MCAST_CAP_SYS_ADMIN },
 };
 
 #define UAE_INJECT_MAX 100000
@@ -29,6 +29,7 @@ static struct netlink_range_validation uae_coalesce_range = {
 
 static const struct nla_policy uae_history_policy[UAEVENTS_ATTR_MAX + 1] = {
 	[UAEVENTS_ATTR_SINCE_SEQ] = { .type = NLA_U64 },
+	[UAEVENTS_ATTR_DUMP_NVME] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy uae_config_policy[UAEVENTS_ATTR_MAX + 1] = {
@@ -99,7 +100,7 @@ static int uae_fill_event(struct sk_buff *skb, const struct uae_record *rec,
 
 bool uae_netlink_publish(const struct uae_record *rec)
 {
-	u8 group = uae_group_of(rec->kind);
+	u8 group = uae_group_of(rec->kind, rec->transport);
 	struct sk_buff *skb;
 	int ret;
 
@@ -142,7 +143,7 @@ static int uae_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
 			      UAEVENTS_ATTR_PAD) ||
 	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_SGIO_LAST_SEQ, group_seq[UAE_GROUP_SGIO],
 			      UAEVENTS_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_AEN_LAST_SEQ, group_seq[UAE_GROUP_AEN],
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_NVME_LAST_SEQ, group_seq[UAE_GROUP_NVME],
 			      UAEVENTS_ATTR_PAD) ||
 	    nla_put_u32(msg, UAEVENTS_ATTR_STAT_HISTORY_SIZE, uae_history_size()) ||
 	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_HISTORY_FIRST_SEQ, uae_history_first_seq(),
@@ -171,7 +172,9 @@ nospace:
 
 /* Where a history dump stands, between its calls. */
 struct uae_dump_ctx {
-	u64 last_seq;		/* the sequence number last sent */
+	u64 last_seq;		/* the sequence number last sent, or left out */
+	u64 lost;		/* what the history lacked before events left out, still to tell */
+	bool nvme;		/* the reader asked for NVMe's events (UAEVENTS_ATTR_DUMP_NVME) */
 };
 
 static_assert(sizeof(struct uae_dump_ctx) <= sizeof_field(struct netlink_callback, ctx));
@@ -189,6 +192,7 @@ static int uae_history_start(struct netlink_callback *cb)
 	if (ret)
 		return ret;
 	ctx->last_seq = since ? nla_get_u64(since) : 0;
+	ctx->nvme = !!uae_dump_attrs(cb)[UAEVENTS_ATTR_DUMP_NVME];
 	return 0;
 }
 
@@ -201,12 +205,24 @@ static int uae_history_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	if (!rec)
 		return -ENOMEM;
 	while (uae_history_next(ctx->last_seq, rec, &lost) == 0) {
+		lost += ctx->lost;
+		/*
+		 * A reader of 0.1 would refuse an NVMe event and, a page of them only, stop
+		 * its replay: left out, neither sent nor lost, what the history lacked before
+		 * it told with the next event sent.
+		 */
+		if (rec->transport != UAEVENTS_TRANSPORT_SCSI && !ctx->nvme) {
+			ctx->lost = lost;
+			ctx->last_seq = rec->seq;
+			continue;
+		}
 		if (uae_fill_event(skb, rec, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				   NLM_F_MULTI, lost))
 			break;
 		/* In the reply, which goes to the reader's socket when this returns. */
 		uae_history_mark_read(rec->seq);
 		ctx->last_seq = rec->seq;
+		ctx->lost = 0;
 	}
 	kfree(rec);
 	return skb->len;

@@ -23,7 +23,9 @@
  * in every transport's per-request data and private too: status at 20 bytes, the
  * controller at 24 (6.1) or 32 (6.12, with the multipath start time before it).  Which
  * one holds is learned from the controller the disk belongs to, and checked on every
- * request; a request it does not fit is published with its errno alone.
+ * request; a request it does not fit is published with its errno alone.  So is one the
+ * driver never set up (RQF_DONTPREP clear, or status 0: failed in the flush machinery,
+ * refused before it was sent): its request data still holds an earlier request's.
  */
 #include <linux/blk-mq.h>
 #include <linux/device.h>
@@ -46,6 +48,8 @@ static const unsigned int uae_nvme_rq_ctrl_offs[] = { 24, 32 };
 
 /* nvme_core's tracepoint while the probe is on it; under tracepoint_module_list_mutex. */
 static struct tracepoint *uae_aen_tp;
+/* The same, of an nvme_core built into the kernel: from init to exit. */
+static struct tracepoint *uae_builtin_tp;
 /* offsetof(struct nvme_ctrl, device) in the nvme_core loaded, 0 until found. */
 static unsigned long uae_ctrl_dev_off;
 /* offsetof(struct nvme_request, ctrl) in the nvme_core loaded, 0 until found. */
@@ -131,16 +135,19 @@ bool uae_nvme_rq_error(struct request *rq, blk_status_t error, struct device *pa
 			off = uae_nvme_rq_ctrl_offs[i];
 			WRITE_ONCE(uae_rq_ctrl_off, off);
 		}
-	if (off && uae_nvme_rq_fits(pdu, ctrl, off)) {
+	if (!off || !uae_nvme_rq_fits(pdu, ctrl, off)) {
+		pr_warn_once("cannot read a failed NVMe request's status: published with its errno alone\n");
+	} else if ((rq->rq_flags & RQF_DONTPREP) && *(const u16 *)(pdu + UAE_NVME_RQ_STATUS)) {
+		/* Set up by nvme_setup_cmd() (nvme_clear_nvme_request()), then completed. */
 		const struct nvme_command *cmd = *(struct nvme_command * const *)
 						 (pdu + UAE_NVME_RQ_CMD);
 
 		in.has_nvme_status = true;
 		in.nvme_status = *(const u16 *)(pdu + UAE_NVME_RQ_STATUS);
 		in.opcode = cmd ? cmd->common.opcode : 0;
-	} else {
-		pr_warn_once("cannot read a failed NVMe request's status: published with its errno alone\n");
 	}
+	if (!in.has_nvme_status)
+		in.flags |= UAEVENTS_FLAG_NO_COMMAND;
 	uae_capture(&in);
 	return true;
 }
@@ -197,14 +204,40 @@ static struct notifier_block uae_nvme_tp_nb = {
 	.notifier_call = uae_nvme_tp_notify,
 };
 
+/* nvme_core built in (CONFIG_NVME_CORE=y): its tracepoint is the kernel's own. */
+static void uae_find_builtin_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, UAE_NVME_AEN_TP))
+		*(struct tracepoint **)priv = tp;
+}
+
 int uae_nvme_init(void)
 {
-	return register_tracepoint_module_notifier(&uae_nvme_tp_nb);
+	struct tracepoint *tp = NULL;
+	int ret;
+
+	for_each_kernel_tracepoint(uae_find_builtin_tp, &tp);
+	if (tp) {
+		ret = tracepoint_probe_register(tp, uae_nvme_async_event, NULL);
+		if (ret)
+			return ret;
+		uae_builtin_tp = tp;
+	}
+	ret = register_tracepoint_module_notifier(&uae_nvme_tp_nb);
+	if (ret && uae_builtin_tp) {
+		tracepoint_probe_unregister(uae_builtin_tp, uae_nvme_async_event, NULL);
+		uae_builtin_tp = NULL;
+		tracepoint_synchronize_unregister();
+	}
+	return ret;
 }
 
 void uae_nvme_exit(void)
 {
 	unregister_tracepoint_module_notifier(&uae_nvme_tp_nb);
+	if (uae_builtin_tp)
+		tracepoint_probe_unregister(uae_builtin_tp, uae_nvme_async_event, NULL);
+	uae_builtin_tp = NULL;
 	/* A probe still running finishes before the capture it calls goes. */
 	tracepoint_synchronize_unregister();
 }

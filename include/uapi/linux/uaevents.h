@@ -25,7 +25,11 @@
 #define UAEVENTS_MCGRP_UA	"ua"	/* unit attentions */
 #define UAEVENTS_MCGRP_ERROR	"error"	/* failed block I/O and command timeouts */
 #define UAEVENTS_MCGRP_SGIO	"sgio"	/* failed SG_IO pass-through commands */
-#define UAEVENTS_MCGRP_AEN	"aen"	/* NVMe asynchronous events (since 0.2) */
+/*
+ * Since 0.2: every NVMe event, asynchronous events and failed NVMe requests alike, so that
+ * a subscriber of the groups above sees nothing new.
+ */
+#define UAEVENTS_MCGRP_NVME	"nvme"
 
 enum uaevents_cmd {
 	UAEVENTS_CMD_UNSPEC,
@@ -51,9 +55,9 @@ enum uaevents_kind {
 	 */
 	UAEVENTS_KIND_SGIO,
 	/*
-	 * An NVMe controller's asynchronous event (since 0.2): UAEVENTS_ATTR_NVME_CTRL and
-	 * UAEVENTS_ATTR_NVME_AEN_RESULT, no SCSI address.  Its own group, "aen", so that
-	 * a subscriber of the others sees nothing new.
+	 * An NVMe controller's asynchronous event (since 0.2): UAEVENTS_ATTR_NVME_AEN_RESULT,
+	 * the controller (UAEVENTS_ATTR_NVME_CTRL, unless the module could not tell it), no
+	 * SCSI address.  In group "nvme".
 	 */
 	UAEVENTS_KIND_AEN,
 };
@@ -177,23 +181,28 @@ enum uaevents_attr {
 	 */
 	UAEVENTS_ATTR_STAT_PROBE_MISSED,	/* u64 */
 	/*
-	 * Appended in 0.2 too: NVMe.  An event of transport NVMe has no HOST, CHANNEL,
-	 * TARGET or LUN.  NVME_CTRL: the controller ("nvme0"); DEVNAME then names its
-	 * namespace's block device when the event is about one.  NVME_AEN_RESULT: an
-	 * asynchronous event's completion dword 0 as the controller sent it: type in bits
-	 * 2:0, information in 15:8, the log page to read in 23:16 (NVM Express Base
-	 * Specification, "Asynchronous Event Request command").  STAT_AEN_LAST_SEQ: the
-	 * last GROUP_SEQ of group "aen".  NVME_STATUS: a failed NVMe request's (kind ERROR)
-	 * status as Linux keeps it, the completion's status field without its phase bit:
-	 * SC in bits 7:0, SCT 10:8, CRD 12:11, MORE 13, DNR 14; then OPCODE is the NVMe
-	 * command's and the classification is docs/classification.md's NVMe table's.  A
-	 * failed NVMe request without NVME_STATUS had a status the module could not read.
+	 * Appended in 0.2 too: NVMe.  An event of transport NVMe (kind AEN, or ERROR in
+	 * group "nvme") has no HOST, CHANNEL, TARGET or LUN.  NVME_CTRL: the controller
+	 * ("nvme0"); DEVNAME then names its namespace's block device when the event is
+	 * about one (a failed request's: a path's "nvme0c0n1" under native multipath).
+	 * NVME_AEN_RESULT: an asynchronous event's completion dword 0 as the controller sent
+	 * it: type in bits 2:0, information in 15:8, the log page to read in 23:16 (NVM
+	 * Express Base Specification, "Asynchronous Event Request command").
+	 * STAT_NVME_LAST_SEQ: the last GROUP_SEQ of group "nvme".  NVME_STATUS: a failed
+	 * NVMe request's status as Linux keeps it, the completion's status field without
+	 * its phase bit: SC in bits 7:0, SCT 10:8, CRD 12:11, MORE 13, DNR 14; then OPCODE
+	 * is the NVMe command's and the classification is docs/classification.md's NVMe
+	 * table's.  A failed NVMe request without NVME_STATUS had none the module could
+	 * read (it failed before the driver set it up): only its errno and request.
+	 * DUMP_NVME: GET_HISTORY, flag: NVMe events too; without it a dump leaves them out,
+	 * as a reader of 0.1 would not know them, and what it leaves out is not lost.
 	 */
 	UAEVENTS_ATTR_TRANSPORT,		/* u8: enum uaevents_transport */
 	UAEVENTS_ATTR_NVME_CTRL,		/* string */
 	UAEVENTS_ATTR_NVME_AEN_RESULT,		/* u32 */
-	UAEVENTS_ATTR_STAT_AEN_LAST_SEQ,	/* u64 */
+	UAEVENTS_ATTR_STAT_NVME_LAST_SEQ,	/* u64 */
 	UAEVENTS_ATTR_NVME_STATUS,		/* u16 */
+	UAEVENTS_ATTR_DUMP_NVME,		/* flag */
 
 	__UAEVENTS_ATTR_MAX,
 	UAEVENTS_ATTR_MAX = __UAEVENTS_ATTR_MAX - 1
