@@ -31,7 +31,7 @@ static struct nla_policy stats_policy[UAEVENTS_ATTR_MAX + 1] = {
 	[UAEVENTS_ATTR_STAT_ERROR_LAST_SEQ] = { .type = NLA_U64 },
 	[UAEVENTS_ATTR_STAT_SGIO_LAST_SEQ] = { .type = NLA_U64 },
 	[UAEVENTS_ATTR_STAT_PROBE_MISSED] = { .type = NLA_U64 },
-	[UAEVENTS_ATTR_STAT_AEN_LAST_SEQ] = { .type = NLA_U64 },
+	[UAEVENTS_ATTR_STAT_NVME_LAST_SEQ] = { .type = NLA_U64 },
 };
 
 static uint64_t get_u64(struct nlattr **tb, int attr)
@@ -57,7 +57,7 @@ int uae_kernel_stats_from_nlmsg(struct nlmsghdr *nlh, struct uae_kernel_stats *s
 	st->queue_full = get_u64(tb, UAEVENTS_ATTR_STAT_QUEUE_FULL);
 	st->mcast_overflow = get_u64(tb, UAEVENTS_ATTR_STAT_MCAST_OVERFLOW);
 	st->probe_missed = get_u64(tb, UAEVENTS_ATTR_STAT_PROBE_MISSED);
-	st->aen_last_seq = get_u64(tb, UAEVENTS_ATTR_STAT_AEN_LAST_SEQ);
+	st->nvme_last_seq = get_u64(tb, UAEVENTS_ATTR_STAT_NVME_LAST_SEQ);
 	if (tb[UAEVENTS_ATTR_STAT_HISTORY_SIZE])
 		st->history_size = nla_get_u32(tb[UAEVENTS_ATTR_STAT_HISTORY_SIZE]);
 	if (tb[UAEVENTS_ATTR_COALESCE_MS])
@@ -68,7 +68,7 @@ int uae_kernel_stats_from_nlmsg(struct nlmsghdr *nlh, struct uae_kernel_stats *s
 		group_last[UAE_GROUP_UA] = get_u64(tb, UAEVENTS_ATTR_STAT_UA_LAST_SEQ);
 		group_last[UAE_GROUP_ERROR] = get_u64(tb, UAEVENTS_ATTR_STAT_ERROR_LAST_SEQ);
 		group_last[UAE_GROUP_SGIO] = get_u64(tb, UAEVENTS_ATTR_STAT_SGIO_LAST_SEQ);
-		group_last[UAE_GROUP_AEN] = get_u64(tb, UAEVENTS_ATTR_STAT_AEN_LAST_SEQ);
+		group_last[UAE_GROUP_NVME] = get_u64(tb, UAEVENTS_ATTR_STAT_NVME_LAST_SEQ);
 	}
 	return 0;
 }

@@ -176,15 +176,19 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	if (get_u8(tb, UAEVENTS_ATTR_KIND) < UAE_EVENT_UA ||
 	    get_u8(tb, UAEVENTS_ATTR_KIND) > UAE_EVENT_AEN)
 		return -EBADMSG;
-	/* A SCSI event has its address; an NVMe one none; an asynchronous event is NVMe's. */
+	/*
+	 * A SCSI event has its address.  An NVMe one has none, and is an asynchronous event
+	 * (with its result) or a failed request.
+	 */
 	switch (get_u8(tb, UAEVENTS_ATTR_TRANSPORT)) {
 	case UAEVENTS_TRANSPORT_SCSI:
 		if (!HAS_ALL(tb, required_scsi_attrs) || get_u8(tb, UAEVENTS_ATTR_KIND) == UAE_EVENT_AEN)
 			return -EBADMSG;
 		break;
 	case UAEVENTS_TRANSPORT_NVME:
-		if (get_u8(tb, UAEVENTS_ATTR_KIND) == UAE_EVENT_AEN &&
-		    !tb[UAEVENTS_ATTR_NVME_AEN_RESULT])
+		if (get_u8(tb, UAEVENTS_ATTR_KIND) == UAE_EVENT_AEN ?
+		    !tb[UAEVENTS_ATTR_NVME_AEN_RESULT] :
+		    get_u8(tb, UAEVENTS_ATTR_KIND) != UAE_EVENT_ERROR)
 			return -EBADMSG;
 		break;
 	default:
@@ -272,15 +276,15 @@ struct uae_event *uae_event_new_module(uint64_t instance, const char *name)
 	return ev;
 }
 
-int uae_group_of_kind(enum uae_event_kind kind)
+int uae_group_of(const struct uae_event *ev)
 {
-	switch (kind) {
+	if (ev->transport != UAEVENTS_TRANSPORT_SCSI)
+		return UAE_GROUP_NVME;
+	switch (ev->kind) {
 	case UAE_EVENT_UA:
 		return UAE_GROUP_UA;
 	case UAE_EVENT_SGIO:
 		return UAE_GROUP_SGIO;
-	case UAE_EVENT_AEN:
-		return UAE_GROUP_AEN;
 	default:
 		return UAE_GROUP_ERROR;
 	}
@@ -539,6 +543,13 @@ uint32_t uae_event_get_aen_result(const struct uae_event *ev)
 	if (!ev)
 		return 0;
 	return ev->aen_result;
+}
+
+int uae_event_get_aen_log_page(const struct uae_event *ev)
+{
+	if (!ev)
+		return -EINVAL;
+	return ev->kind == UAE_EVENT_AEN ? (int)UAE_NVME_AEN_LOG_PAGE(ev->aen_result) : -ENODATA;
 }
 
 int uae_event_get_nvme_status(const struct uae_event *ev)

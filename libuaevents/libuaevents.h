@@ -159,6 +159,8 @@ const char *uae_event_get_nvme_controller(const struct uae_event *ev);
  * another kind.  Its name is uae_event_get_name()'s ("NVME_ANA_CHANGE"...).
  */
 uint32_t uae_event_get_aen_result(const struct uae_event *ev);
+/* Its log page (bits 23:16 of the result), -ENODATA for another kind. */
+int uae_event_get_aen_log_page(const struct uae_event *ev);
 /*
  * A failed NVMe request's status (SC in bits 7:0, SCT 10:8, DNR 14, as Linux keeps it);
  * its name is uae_event_get_name()'s, its class the NVMe table's.  -ENODATA: not a failed
@@ -234,7 +236,7 @@ struct uae_kernel_stats {
 	uint8_t uevents;		/* 0 none, 1 unit attentions, 2 all */
 	/* Added in 0.2: a module of 0.1 leaves them 0. */
 	uint64_t probe_missed;		/* hook calls the kernel skipped: possible events lost */
-	uint64_t aen_last_seq;		/* last group sequence number of group "aen" */
+	uint64_t nvme_last_seq;		/* last group sequence number of group "nvme" */
 };
 
 /* -EINVAL: @size is too small for the fields of the first version. */

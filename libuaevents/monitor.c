@@ -96,7 +96,7 @@ static const struct {
 	{ UAEVENTS_MCGRP_UA, "ua" },
 	{ UAEVENTS_MCGRP_ERROR, "error" },	/* and "timeout" */
 	{ UAEVENTS_MCGRP_SGIO, "sgio" },
-	{ UAEVENTS_MCGRP_AEN, "aen" },	/* not in a module of 0.1 */
+	{ UAEVENTS_MCGRP_NVME, "aen" },	/* and NVMe's "error"; not in a module of 0.1 */
 };
 
 /* The groups every module has: those of 0.1. */
@@ -314,7 +314,8 @@ static int update_groups(struct uae_monitor *m)
 		/* A group the module does not have (id 0) has no events to miss. */
 		want[i] = m->group_ids[i] &&
 			  (uae_filter_wants_kind(&m->filter, groups[i].kind) ||
-			   (i == UAE_GROUP_ERROR && uae_filter_wants_kind(&m->filter, "timeout")));
+			   (i == UAE_GROUP_ERROR && uae_filter_wants_kind(&m->filter, "timeout")) ||
+			   (i == UAE_GROUP_NVME && uae_filter_wants_kind(&m->filter, "error")));
 		r = want[i] ? nl_socket_add_membership(m->sock, m->group_ids[i]) :
 		    m->group_ids[i] ? nl_socket_drop_membership(m->sock, m->group_ids[i]) : 0;
 		if (r < 0 && want[i])
@@ -566,7 +567,9 @@ static int replay_page(struct uae_monitor *m)
 	if (r < 0)
 		goto retry;
 	msg = uae_genl_request(m->family_id, UAEVENTS_CMD_GET_HISTORY, NLM_F_DUMP);
-	if (!msg || nla_put_u64(msg, UAEVENTS_ATTR_SINCE_SEQ, m->replay_after) < 0) {
+	/* NVMe's events too, from a module that has them (one of 0.1 refuses the flag). */
+	if (!msg || nla_put_u64(msg, UAEVENTS_ATTR_SINCE_SEQ, m->replay_after) < 0 ||
+	    (m->group_ids[UAE_GROUP_NVME] && nla_put_flag(msg, UAEVENTS_ATTR_DUMP_NVME) < 0)) {
 		nlmsg_free(msg);
 		nl_socket_free(sock);
 		r = -ENOMEM;

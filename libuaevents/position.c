@@ -78,7 +78,7 @@ static void keep_pending(struct uae_position *p, const struct uae_event *ev)
 static uint64_t missed_before(struct uae_position *p, const struct uae_event *ev,
 			      uint64_t *first)
 {
-	int g = uae_group_of_kind(ev->kind);
+	int g = uae_group_of(ev);
 	uint64_t lost;
 
 	*first = p->seq + 1;
@@ -121,7 +121,7 @@ static uint64_t missed_before(struct uae_position *p, const struct uae_event *ev
 bool uae_position_accept(struct uae_position *p, struct uae_event *ev, uint64_t *first,
 			 uint64_t *lost)
 {
-	int g = uae_group_of_kind(ev->kind);
+	int g = uae_group_of(ev);
 
 	*first = 0;
 	*lost = 0;

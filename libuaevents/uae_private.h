@@ -86,7 +86,7 @@ struct uae_event *uae_event_new_gap(const struct uae_event *next, uint64_t first
 struct uae_event *uae_event_new_module(uint64_t instance, const char *name);
 
 /* The multicast groups (uaevents.h), each with its own sequence numbers. */
-enum { UAE_GROUP_UA, UAE_GROUP_ERROR, UAE_GROUP_SGIO, UAE_GROUP_AEN, UAE_GROUPS };
+enum { UAE_GROUP_UA, UAE_GROUP_ERROR, UAE_GROUP_SGIO, UAE_GROUP_NVME, UAE_GROUPS };
 
 /* position.c: where a monitor stands in the module's stream, and what it missed. */
 struct uae_position {
@@ -115,7 +115,8 @@ void uae_position_rewind(struct uae_position *p, uint64_t since);
  */
 bool uae_position_accept(struct uae_position *p, struct uae_event *ev, uint64_t *first,
 			 uint64_t *lost);
-int uae_group_of_kind(enum uae_event_kind kind);
+/* The multicast group @ev came in: by its kind, and every NVMe event in "nvme". */
+int uae_group_of(const struct uae_event *ev);
 
 /* filter.c */
 int uae_filter_add(struct uae_filter *f, const char *key, const char *value);

@@ -61,7 +61,8 @@ json_object *uaectl_event_json(struct uae_event *ev)
 
 		json_object_object_add(o, "aen_result", json_object_new_int64(result));
 		add_string(o, "aen_class", uae_event_get_aen_class(ev));
-		json_object_object_add(o, "log_page", json_object_new_int((result >> 16) & 0xff));
+		json_object_object_add(o, "log_page",
+				       json_object_new_int(uae_event_get_aen_log_page(ev)));
 	}
 	add_string(o, "device", uae_event_get_devname(ev));
 	add_string(o, "sg_device", uae_event_get_sgdev(ev));
@@ -166,8 +167,7 @@ void uaectl_print_event(struct uae_event *ev, bool json, struct uae_stack *stack
 			printf(" %s", uae_event_get_category(ev));
 		else if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
 			printf(" %s 0x%06" PRIx32 " log=%02Xh", uae_event_get_aen_class(ev),
-			       uae_event_get_aen_result(ev),
-			       (unsigned int)(uae_event_get_aen_result(ev) >> 16) & 0xff);
+			       uae_event_get_aen_result(ev), uae_event_get_aen_log_page(ev));
 		else
 			printf(" %s %s failover=%s", uae_event_get_severity(ev),
 			       uae_event_get_locus(ev), uae_event_get_failover(ev) ? "yes" : "no");

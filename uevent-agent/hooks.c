@@ -268,11 +268,14 @@ static int build_env(struct job *j, const struct uaed_event *e, const char *mail
 	r |= add_env(j, &n, "UAEVENTS_KIND", e->kind);
 	r |= add_env(j, &n, "UAEVENTS_EVENT", e->name);
 	r |= add_env(j, &n, "UAEVENTS_CATEGORY", e->category);
-	r |= add_env(j, &n, "UAEVENTS_HCTL", e->hctl);
-	r |= add_env_u64(j, &n, "UAEVENTS_HOST", e->host);
-	r |= add_env_u64(j, &n, "UAEVENTS_CHANNEL", e->channel);
-	r |= add_env_u64(j, &n, "UAEVENTS_TARGET", e->target);
-	r |= add_env_u64(j, &n, "UAEVENTS_LUN", e->lun);
+	/* An NVMe event has no SCSI address: none, rather than 0:0:0:0. */
+	if (!e->nvme_ctrl[0]) {
+		r |= add_env(j, &n, "UAEVENTS_HCTL", e->hctl);
+		r |= add_env_u64(j, &n, "UAEVENTS_HOST", e->host);
+		r |= add_env_u64(j, &n, "UAEVENTS_CHANNEL", e->channel);
+		r |= add_env_u64(j, &n, "UAEVENTS_TARGET", e->target);
+		r |= add_env_u64(j, &n, "UAEVENTS_LUN", e->lun);
+	}
 	r |= add_env(j, &n, "UAEVENTS_DEVICE", e->devname);
 	r |= add_env(j, &n, "UAEVENTS_WWID", e->wwid);
 	r |= add_env(j, &n, "UAEVENTS_VENDOR", e->vendor);
@@ -304,7 +307,8 @@ static int build_env(struct job *j, const struct uaed_event *e, const char *mail
 		r |= add_env_u64(j, &n, "UAEVENTS_FAILOVER", uae_event_get_failover(ev));
 		/* NVMe: the controller, and an asynchronous event's result ("0x040002"). */
 		r |= add_env(j, &n, "UAEVENTS_TRANSPORT", uae_event_get_transport(ev));
-		r |= add_env(j, &n, "UAEVENTS_NVME_CONTROLLER", uae_event_get_nvme_controller(ev));
+		if (e->nvme_ctrl[0])
+			r |= add_env(j, &n, "UAEVENTS_NVME_CONTROLLER", e->nvme_ctrl);
 		if (uae_event_get_kind(ev) == UAE_EVENT_AEN) {
 			snprintf(buf, sizeof(buf), "0x%06" PRIx32, uae_event_get_aen_result(ev));
 			r |= add_env(j, &n, "UAEVENTS_AEN_RESULT", buf);

@@ -91,8 +91,7 @@ static int format_aen(struct uae_event *ev, char *buf, size_t size)
 		what = "; the controller pauses I/O while it activates new firmware";
 	return snprintf(buf, size, "%s: NVMe asynchronous event %s (%s %02Xh, log page %02Xh)%s",
 			ctrl ? ctrl : "unknown NVMe controller", name, uae_event_get_aen_class(ev),
-			(unsigned int)(result >> 8) & 0xff, (unsigned int)(result >> 16) & 0xff,
-			what);
+			(unsigned int)(result >> 8) & 0xff, uae_event_get_aen_log_page(ev), what);
 }
 
 /*
@@ -124,6 +123,13 @@ static void format_message(struct uae_event *ev, struct uae_stack *stack, char *
 			      uae_event_get_opcode(ev));
 		break;
 	default:
+		/* A failed NVMe request whose status the module could not read: not classified. */
+		if (uae_event_get_class_rule(ev) == 0) {
+			n += snprintf(buf + n, size - n, "%s error, %s (not classified)",
+				      uae_event_get_kind(ev) == UAE_EVENT_SGIO ? "SG_IO command" :
+				      "I/O", desc ? desc : uae_event_get_name(ev));
+			break;
+		}
 		n += snprintf(buf + n, size - n, "%s %s %s error, %s (another path %s)",
 			      uae_event_get_kind(ev) == UAE_EVENT_SGIO ? "SG_IO command" : "I/O",
 			      uae_event_get_severity(ev), uae_event_get_locus(ev),
@@ -168,7 +174,7 @@ static void nvme_fields(struct uaed_fields *f, struct uae_event *ev)
 	snprintf(buf, sizeof(buf), "0x%06" PRIx32, result);
 	uaed_fields_add(f, "UAEVENTS_AEN_RESULT", buf);
 	uaed_fields_add(f, "UAEVENTS_AEN_CLASS", uae_event_get_aen_class(ev));
-	snprintf(buf, sizeof(buf), "0x%02x", (unsigned int)(result >> 16) & 0xff);
+	snprintf(buf, sizeof(buf), "0x%02x", uae_event_get_aen_log_page(ev));
 	uaed_fields_add(f, "UAEVENTS_LOG_PAGE", buf);
 }
 
@@ -188,9 +194,9 @@ static int log_event(struct uae_event *ev, struct uaed_floods *floods, struct ua
 			      priority))
 		priority = LOG_NOTICE;
 	format_message(ev, stack, message, sizeof(message));
-	/* A controller has no stack of its own (its namespaces' disks do). */
 	if (uae_event_get_transport(ev) && !strcmp(uae_event_get_transport(ev), "nvme"))
 		nvme_fields(&fields, ev);
+	/* An asynchronous event's controller has no stack of its own. */
 	if (uae_event_get_kind(ev) != UAE_EVENT_AEN)
 		uaed_stack_fields(&fields, stack, stack_err);
 	r = uaed_journal_send(
@@ -304,10 +310,15 @@ static void act_on(struct daemon *d, struct uaed_event *e)
 {
 	uint64_t took;
 
-	/* Stock uevents carry no WWID of their own; rescans need it. */
-	if (!e->wwid[0])
-		uaed_sysfs_read(e->hctl, "wwid", e->wwid, sizeof(e->wwid));
-	uaed_rescan_event(d->rescan, e);
+	/*
+	 * Stock uevents carry no WWID of their own; rescans need it.  An NVMe event calls for
+	 * none: the NVMe driver rescans and follows ANA states itself.
+	 */
+	if (!e->nvme_ctrl[0] && e->hctl[0]) {
+		if (!e->wwid[0])
+			uaed_sysfs_read(e->hctl, "wwid", e->wwid, sizeof(e->wwid));
+		uaed_rescan_event(d->rescan, e);
+	}
 	/*
 	 * A space condition's alert once per hook, LU path and flood window (floods.h): a
 	 * full pool fails every write, about one event a second per LU, and a hook that took
@@ -332,8 +343,10 @@ static void from_module_event(struct uae_event *ev, struct uaed_event *e)
 	e->target = uae_event_get_target(ev);
 	e->lun = uae_event_get_lun(ev);
 	snprintf(e->hctl, sizeof(e->hctl), "%s", uae_event_get_hctl(ev));
+	/* An NVMe event's controller, "unknown" when the module could not tell it. */
 	s = uae_event_get_nvme_controller(ev);
-	snprintf(e->nvme_ctrl, sizeof(e->nvme_ctrl), "%s", s ? s : "");
+	if (uae_event_get_transport(ev) && !strcmp(uae_event_get_transport(ev), "nvme"))
+		snprintf(e->nvme_ctrl, sizeof(e->nvme_ctrl), "%s", s ? s : "unknown");
 	s = uae_event_get_devname(ev);
 	snprintf(e->devname, sizeof(e->devname), "%s", s ? s : "");
 	s = uae_event_get_wwid(ev);

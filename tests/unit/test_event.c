@@ -239,7 +239,6 @@ START_TEST(error_event)
 }
 END_TEST
 
-/* Device-supplied strings with control characters are refused, never passed on. */
 /*
  * An NVMe asynchronous event as the module builds it: transport NVMe, a controller, the
  * result, no SCSI address.  @transport, @kind and @with_result spoil it.
@@ -345,12 +344,18 @@ START_TEST(bogus_aen_refused)
 	ck_assert_int_eq(parse(build_aen(-1, UAEVENTS_KIND_ERROR, true, NULL), &ev), -EBADMSG);
 	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_AEN + 1, true,
 					 "nvme0"), &ev), -EBADMSG);
+	/* NVMe has no unit attention, timeout or SG_IO event. */
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_UA, true, "nvme0"),
+			       &ev), -EBADMSG);
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_SGIO, true, "nvme0"),
+			       &ev), -EBADMSG);
 	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_AEN, true,
 					 "../nvme0"), &ev), -EBADMSG);
 	ck_assert_ptr_null(ev);
 }
 END_TEST
 
+/* Device-supplied strings with control characters are refused, never passed on. */
 START_TEST(hostile_strings_refused)
 {
 	static const char shell[] = "naa.5000 $(rm -rf /);";

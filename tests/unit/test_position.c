@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/uaevents.h>
+
 #include "uae_private.h"
 
 #define INSTANCE 0x1234
@@ -67,6 +69,41 @@ START_TEST(live_some_groups)
 	/* A UA of its own group missed. */
 	ck_assert(arrives(UAE_EVENT_UA, 120, 6, 0));
 	ck_assert_uint_eq(lost, 1);
+}
+END_TEST
+
+/* Event @seq, an NVMe one (in group "nvme") of @kind, @group_seq in that group. */
+static bool nvme_arrives(enum uae_event_kind kind, uint64_t seq, uint64_t group_seq)
+{
+	struct uae_event ev = { .kind = kind, .seq = seq, .instance = INSTANCE,
+				.group_seq = group_seq, .transport = UAEVENTS_TRANSPORT_NVME };
+	bool r = uae_position_accept(&pos, &ev, &first, &lost);
+
+	ck_assert_uint_eq(ev.gap, lost);
+	return r;
+}
+
+/*
+ * A failed NVMe request is kind error but numbered in group "nvme": the error group's
+ * numbers do not move, and a gap in the nvme group is the nvme group's.
+ */
+START_TEST(nvme_group)
+{
+	static const bool with_nvme[UAE_GROUPS] = { true, true, true, true };
+
+	start(with_nvme, 10, 3, 5, 2);
+	ck_assert(nvme_arrives(UAE_EVENT_ERROR, 11, 1));
+	ck_assert_uint_eq(lost, 0);
+	ck_assert(arrives(UAE_EVENT_ERROR, 12, 6, 0));
+	ck_assert_uint_eq(lost, 0);
+	/* Number 13, an NVMe event, did not come. */
+	ck_assert(nvme_arrives(UAE_EVENT_AEN, 14, 3));
+	ck_assert_uint_eq(lost, 1);
+	ck_assert_uint_eq(first, 13);
+	/* A subscriber of the SCSI groups only: NVMe's numbers are none of its business. */
+	start(all, 10, 3, 5, 2);
+	ck_assert(arrives(UAE_EVENT_ERROR, 20, 6, 0));
+	ck_assert_uint_eq(lost, 0);
 }
 END_TEST
 
@@ -209,6 +246,7 @@ int main(void)
 
 	tcase_add_test(tc, live_all_groups);
 	tcase_add_test(tc, live_some_groups);
+	tcase_add_test(tc, nvme_group);
 	tcase_add_test(tc, replay_through_other_groups);
 	tcase_add_test(tc, replay_from_saved_number);
 	tcase_add_test(tc, replay_dump_lost);
