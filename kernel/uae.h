@@ -60,7 +60,9 @@ struct uae_record {
 	u8 transport;		/* enum uaevents_transport */
 	bool has_nvme_status;	/* a failed NVMe request's status was read */
 	u16 nvme_status;
+	u8 ana_state;		/* UAEVENTS_KIND_ANA: the group's state */
 	u32 aen_result;		/* UAEVENTS_KIND_AEN: completion dword 0 */
+	u32 ana_group;		/* UAEVENTS_KIND_ANA: the ANA group */
 };
 
 /*
@@ -84,6 +86,8 @@ struct uae_capture {
 	u32 aen_result;
 	bool has_nvme_status;		/* a failed NVMe request: @nvme_status and @opcode */
 	u16 nvme_status;
+	u32 ana_group;			/* an ANA group's state: which, and what */
+	u8 ana_state;
 };
 
 /* The multicast groups, each with its own sequence numbers. */
@@ -119,7 +123,8 @@ static inline u8 uae_group_of(u8 kind, u8 transport)
  * asynchronous event's device is its controller (its host too) and its instance number
  * (@id), what happened its result (@detail); a failed request's device is its
  * namespace's disk and that disk's sequence number (@lun: never reused), in its
- * controller, what happened its status or, without one, its errno.
+ * controller, what happened its status or, without one, its errno; an ANA group's state
+ * is its controller's, the group (@lun) and the state (@detail).
  */
 struct uae_coalesce_key {
 	const void *origin;	/* the scsi_device (or NVMe's, above); its host in a summary */
@@ -244,6 +249,8 @@ u64 uae_hooks_missed(void);
 /* uae_nvme_hooks.c: NVMe asynchronous events, while nvme_core is loaded. */
 int uae_nvme_init(void);
 void uae_nvme_exit(void);
+/* Hits the kprobe machinery skipped of the NVMe hooks', as uae_hooks_missed(). */
+u64 uae_nvme_missed(void);
 /* block_rq_error: true if @parent (the disk's) is an NVMe controller's, and handled. */
 bool uae_nvme_rq_error(struct request *rq, blk_status_t error, struct device *parent);
 

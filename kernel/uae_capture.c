@@ -129,6 +129,12 @@ static void uae_nvme_coalesce_key(const struct uae_capture *in, struct uae_coale
 		key->detail = in->aen_result;
 		return;
 	}
+	if (in->kind == UAEVENTS_KIND_ANA) {
+		key->origin = in->nvme_ctrl;
+		key->lun = in->ana_group;
+		key->detail = in->ana_state;
+		return;
+	}
 	key->origin = disk;
 	key->lun = disk ? disk->diskseq : 0;
 	key->detail = in->has_nvme_status ? in->nvme_status : in->error;
@@ -287,6 +293,10 @@ static void uae_fill_nvme(struct uae_event *ev, const struct uae_capture *in)
 	if (in->kind == UAEVENTS_KIND_AEN) {
 		rec->aen_result = in->aen_result;
 		rec->name = uae_nvme_aen_name(in->aen_result);
+	} else if (in->kind == UAEVENTS_KIND_ANA) {
+		rec->ana_group = in->ana_group;
+		rec->ana_state = in->ana_state;
+		rec->name = uae_nvme_ana_event_name(in->ana_state) ?: "NVME_ANA_UNKNOWN_STATE";
 	} else {
 		/* A failed request: its status named and classified, or only its errno. */
 		uae_fill_request(rec, in->rq);

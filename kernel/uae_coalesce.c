@@ -206,8 +206,9 @@ enum uae_coalesce_verdict uae_coalesce(struct uae_coalescer *c, struct uae_coale
 				       u64 now_ns, u64 window_ns, unsigned int state,
 				       struct uae_recent **slot, struct uae_event **due)
 {
-	/* A unit attention or an NVMe asynchronous event is news for its device alone. */
-	bool may_summarize = key->kind != UAEVENTS_KIND_UA && key->kind != UAEVENTS_KIND_AEN;
+	/* A unit attention or an NVMe controller's news is news for its device alone. */
+	bool may_summarize = key->kind != UAEVENTS_KIND_UA && key->kind != UAEVENTS_KIND_AEN &&
+			     key->kind != UAEVENTS_KIND_ANA;
 	bool short_of_events = state & UAE_COALESCE_SHORT;
 	struct uae_coalesce_key fine_key = *key;
 	struct uae_recent *r;

@@ -104,9 +104,13 @@ int uae_put_record(struct sk_buff *skb, const struct uae_record *rec, u64 instan
 		return -EMSGSIZE;
 	if (put_identity(skb, rec))
 		return -EMSGSIZE;
-	/* An asynchronous event is no command's result: it has no class. */
+	/* An asynchronous event or an ANA state is no command's result: it has no class. */
 	if (rec->kind == UAEVENTS_KIND_AEN)
 		return nla_put_u32(skb, UAEVENTS_ATTR_NVME_AEN_RESULT, rec->aen_result) ?
+		       -EMSGSIZE : 0;
+	if (rec->kind == UAEVENTS_KIND_ANA)
+		return nla_put_u32(skb, UAEVENTS_ATTR_NVME_ANA_GROUP, rec->ana_group) ||
+		       nla_put_u8(skb, UAEVENTS_ATTR_NVME_ANA_STATE, rec->ana_state) ?
 		       -EMSGSIZE : 0;
 	if (rec->transport == UAEVENTS_TRANSPORT_NVME)
 		return put_nvme_command(skb, rec);

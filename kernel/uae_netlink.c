@@ -158,7 +158,8 @@ static int uae_cmd_get_stats(struct sk_buff *skb, struct genl_info *info)
 			      atomic64_read(&uae_stats.queue_full), UAEVENTS_ATTR_PAD) ||
 	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_MCAST_OVERFLOW,
 			      atomic64_read(&uae_stats.mcast_overflow), UAEVENTS_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_PROBE_MISSED, uae_hooks_missed(),
+	    nla_put_u64_64bit(msg, UAEVENTS_ATTR_STAT_PROBE_MISSED,
+			      uae_hooks_missed() + uae_nvme_missed(),
 			      UAEVENTS_ATTR_PAD) ||
 	    nla_put_u32(msg, UAEVENTS_ATTR_COALESCE_MS, READ_ONCE(uae_coalesce_ms)) ||
 	    nla_put_u8(msg, UAEVENTS_ATTR_UEVENTS, READ_ONCE(uae_uevents)))

@@ -26,9 +26,16 @@
  * request; a request it does not fit is published with its errno alone.  So is one the
  * driver never set up (RQF_DONTPREP clear, or status 0: failed in the flush machinery,
  * refused before it was sent): its request data still holds an earlier request's.
+ *
+ * An ANA group's state, as each controller (a path) reads it from its ANA log: a kprobe on
+ * nvme_update_ana_state(), which nvme_parse_ana_log() calls for each group descriptor it
+ * has checked (its address is taken, so no build inlines it).  The log is read again at
+ * every connect, scan and ANA error: the last state of each group and controller is kept,
+ * and only a first reading and a change are published.  Attached beside the tracepoint.
  */
 #include <linux/blk-mq.h>
 #include <linux/device.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/nvme.h>
 #include <linux/string.h>
@@ -45,6 +52,22 @@
 #define UAE_NVME_RQ_CMD		0
 #define UAE_NVME_RQ_STATUS	20
 static const unsigned int uae_nvme_rq_ctrl_offs[] = { 24, 32 };
+
+#define UAE_NVME_ANA_FN		"nvme_update_ana_state"
+/* The groups' last states kept, of any controllers: the oldest goes first. */
+#define UAE_ANA_SLOTS		64
+
+struct uae_ana_slot {
+	const void *ctrl;	/* compared, never followed */
+	unsigned int instance;	/* and its number: another controller at a freed address */
+	u32 grpid;
+	u8 state;
+	u64 used;		/* when last read, by uae_ana_clock; 0: free */
+};
+
+static DEFINE_RAW_SPINLOCK(uae_ana_lock);
+static struct uae_ana_slot uae_ana_slots[UAE_ANA_SLOTS];
+static u64 uae_ana_clock;
 
 /* nvme_core's tracepoint while the probe is on it; under tracepoint_module_list_mutex. */
 static struct tracepoint *uae_aen_tp;
@@ -152,6 +175,110 @@ bool uae_nvme_rq_error(struct request *rq, blk_status_t error, struct device *pa
 	return true;
 }
 
+/* "nvme3": 3.  The controller's number; 0 when there is no name. */
+static unsigned int uae_ctrl_instance(const char *name)
+{
+	unsigned int instance;
+
+	if (!name || strncmp(name, "nvme", 4) || kstrtouint(name + 4, 10, &instance))
+		return 0;
+	return instance;
+}
+
+/* Whether @state is news of group @grpid through @ctrl: read first, or changed. */
+static bool uae_ana_news(const void *ctrl, unsigned int instance, u32 grpid, u8 state)
+{
+	struct uae_ana_slot *s, *oldest = &uae_ana_slots[0];
+	unsigned long flags;
+	bool news = true;
+
+	raw_spin_lock_irqsave(&uae_ana_lock, flags);
+	for (s = uae_ana_slots; s < uae_ana_slots + UAE_ANA_SLOTS; s++) {
+		if (s->used && s->ctrl == ctrl && s->instance == instance && s->grpid == grpid)
+			break;
+		if (s->used < oldest->used)
+			oldest = s;
+	}
+	if (s == uae_ana_slots + UAE_ANA_SLOTS) {
+		s = oldest;
+		s->ctrl = ctrl;
+		s->instance = instance;
+		s->grpid = grpid;
+	} else {
+		news = s->state != state;
+	}
+	s->state = state;
+	s->used = ++uae_ana_clock;
+	raw_spin_unlock_irqrestore(&uae_ana_lock, flags);
+	return news;
+}
+
+static void uae_ana_forget(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&uae_ana_lock, flags);
+	memset(uae_ana_slots, 0, sizeof(uae_ana_slots));
+	raw_spin_unlock_irqrestore(&uae_ana_lock, flags);
+}
+
+/*
+ * nvme_update_ana_state(struct nvme_ctrl *ctrl, struct nvme_ana_group_desc *desc, void
+ * *data), in process context under the controller's ana_lock; the handler runs with
+ * preemption off.  The descriptor was checked by nvme_parse_ana_log() (its group id, state
+ * and size within the log).
+ */
+static int uae_ana_hit(struct kprobe *kp, struct pt_regs *regs)
+{
+	const void *ctrl = (const void *)regs_get_kernel_argument(regs, 0);
+	const struct nvme_ana_group_desc *desc =
+		(const void *)regs_get_kernel_argument(regs, 1);
+	struct device *dev = uae_ctrl_device(ctrl);
+	const char *name = dev ? dev_name(dev) : NULL;
+	struct uae_capture in = {
+		.kind = UAEVENTS_KIND_ANA, .transport = UAEVENTS_TRANSPORT_NVME,
+		.nvme_ctrl = ctrl, .nvme_ctrl_name = name,
+		.ana_group = le32_to_cpu(desc->grpid), .ana_state = desc->state,
+	};
+
+	if (uae_ana_news(ctrl, uae_ctrl_instance(name), in.ana_group, in.ana_state))
+		uae_capture(&in);
+	return 0;
+}
+
+static struct kprobe uae_ana_probe;
+static bool uae_ana_live;	/* under tracepoint_module_list_mutex */
+
+/* @fn: "nvme_core:nvme_update_ana_state", or without the module where it is built in. */
+static void uae_ana_attach(const char *fn)
+{
+	int ret;
+
+	memset(&uae_ana_probe, 0, sizeof(uae_ana_probe));
+	uae_ana_probe.symbol_name = fn;
+	uae_ana_probe.pre_handler = uae_ana_hit;
+	ret = register_kprobe(&uae_ana_probe);
+	if (ret) {
+		pr_err("cannot probe %s (%d): no NVMe ANA states\n", fn, ret);
+		return;
+	}
+	uae_ana_live = true;
+}
+
+static void uae_ana_detach(void)
+{
+	if (uae_ana_live)
+		unregister_kprobe(&uae_ana_probe);
+	uae_ana_live = false;
+	uae_ana_forget();
+}
+
+/* Occurrences the kprobe machinery skipped (another probe's handler running). */
+u64 uae_nvme_missed(void)
+{
+	return READ_ONCE(uae_ana_live) ? READ_ONCE(uae_ana_probe.nmissed) : 0;
+}
+
 static void uae_nvme_attach(struct module *mod)
 {
 	unsigned int i;
@@ -189,7 +316,9 @@ static int uae_nvme_tp_notify(struct notifier_block *nb, unsigned long val, void
 		return NOTIFY_DONE;
 	if (val == MODULE_STATE_COMING) {
 		uae_nvme_attach(tp_mod->mod);
+		uae_ana_attach(UAE_NVME_CORE ":" UAE_NVME_ANA_FN);
 	} else if (val == MODULE_STATE_GOING) {
+		uae_ana_detach();
 		if (uae_aen_tp)
 			tracepoint_probe_unregister(uae_aen_tp, uae_nvme_async_event, NULL);
 		uae_aen_tp = NULL;
@@ -222,9 +351,11 @@ int uae_nvme_init(void)
 		if (ret)
 			return ret;
 		uae_builtin_tp = tp;
+		uae_ana_attach(UAE_NVME_ANA_FN);
 	}
 	ret = register_tracepoint_module_notifier(&uae_nvme_tp_nb);
 	if (ret && uae_builtin_tp) {
+		uae_ana_detach();
 		tracepoint_probe_unregister(uae_builtin_tp, uae_nvme_async_event, NULL);
 		uae_builtin_tp = NULL;
 		tracepoint_synchronize_unregister();
@@ -235,8 +366,10 @@ int uae_nvme_init(void)
 void uae_nvme_exit(void)
 {
 	unregister_tracepoint_module_notifier(&uae_nvme_tp_nb);
-	if (uae_builtin_tp)
+	if (uae_builtin_tp) {
+		uae_ana_detach();
 		tracepoint_probe_unregister(uae_builtin_tp, uae_nvme_async_event, NULL);
+	}
 	uae_builtin_tp = NULL;
 	/* A probe still running finishes before the capture it calls goes. */
 	tracepoint_synchronize_unregister();

@@ -818,6 +818,23 @@ static void uae_kunit_message_aen(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_HOST]);
 	kfree_skb(skb);
 
+	/* An ANA group's state: the group and state, no class. */
+	rec = (struct uae_record){
+		.seq = 7, .kind = UAEVENTS_KIND_ANA, .repeat = 1, .name = "NVME_ANA_INACCESSIBLE",
+		.transport = UAEVENTS_TRANSPORT_NVME, .nvme_ctrl = "nvme3", .ana_group = 2,
+		.ana_state = 3,
+	};
+	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &rec, 1), 0);
+	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
+					skb->len, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[UAEVENTS_ATTR_NVME_ANA_GROUP]), 2U);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[UAEVENTS_ATTR_NVME_ANA_STATE]), 3);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_SEVERITY]);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_NVME_AEN_RESULT]);
+	kfree_skb(skb);
+
 	/* A SCSI event's message has no transport: it is what it was before NVMe's. */
 	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skb);

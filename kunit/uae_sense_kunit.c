@@ -435,6 +435,13 @@ static void uae_kunit_nvme_aens(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, uae_nvme_aen_class(uae_kunit_aen(NVME_AER_CSS, 0, 0)),
 			   "io_command_set");
 	KUNIT_EXPECT_STREQ(test, uae_nvme_aen_class(uae_kunit_aen(NVME_AER_VS, 0, 0)), "vendor");
+	/* ANA states at Linux's values, spelled as its sysfs ana_state spells them. */
+	KUNIT_EXPECT_STREQ(test, uae_nvme_ana_state_name(NVME_ANA_OPTIMIZED), "optimized");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_ana_state_name(NVME_ANA_NONOPTIMIZED), "non-optimized");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_ana_state_name(NVME_ANA_INACCESSIBLE), "inaccessible");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_ana_state_name(NVME_ANA_PERSISTENT_LOSS),
+			   "persistent-loss");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_ana_state_name(NVME_ANA_CHANGE), "change");
 }
 
 static struct kunit_case uae_nvme_cases[] = {

@@ -94,6 +94,38 @@ void uae_nvme_classify(uint16_t status, struct uae_class *out)
 	out->rule = r->number;
 }
 
+/* As Linux's nvme_ana_state_names[] (drivers/nvme/host/multipath.c) spells them. */
+static const struct {
+	uint8_t state;
+	const char *event, *name;
+} uae_nvme_ana_states[] = {
+	{ 0x01, "NVME_ANA_OPTIMIZED", "optimized" },
+	{ 0x02, "NVME_ANA_NON_OPTIMIZED", "non-optimized" },
+	{ 0x03, "NVME_ANA_INACCESSIBLE", "inaccessible" },
+	{ 0x04, "NVME_ANA_PERSISTENT_LOSS", "persistent-loss" },
+	{ 0x0f, "NVME_ANA_CHANGE_STATE", "change" },
+};
+
+const char *uae_nvme_ana_event_name(uint8_t state)
+{
+	size_t i;
+
+	for (i = 0; i < UAE_NVME_ARRAY_SIZE(uae_nvme_ana_states); i++)
+		if (uae_nvme_ana_states[i].state == state)
+			return uae_nvme_ana_states[i].event;
+	return NULL;
+}
+
+const char *uae_nvme_ana_state_name(uint8_t state)
+{
+	size_t i;
+
+	for (i = 0; i < UAE_NVME_ARRAY_SIZE(uae_nvme_ana_states); i++)
+		if (uae_nvme_ana_states[i].state == state)
+			return uae_nvme_ana_states[i].name;
+	return NULL;
+}
+
 unsigned int uae_nvme_class_rule_count(void)
 {
 	return UAE_NVME_ARRAY_SIZE(uae_nvme_rules);

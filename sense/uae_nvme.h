@@ -56,4 +56,12 @@ const char *uae_nvme_aen_name(uint32_t result);
 /* The class of its type: "error", "smart", "notice", "io_command_set", "vendor", "reserved". */
 const char *uae_nvme_aen_class(uint32_t result);
 
+/*
+ * An ANA group's state (the ANA log's, 1-4 and 0Fh): as the event names it
+ * ("NVME_ANA_INACCESSIBLE"), and as sysfs' ana_state shows it ("inaccessible"); NULL for
+ * a state the specification does not define.
+ */
+const char *uae_nvme_ana_event_name(uint8_t state);
+const char *uae_nvme_ana_state_name(uint8_t state);
+
 #endif /* UAE_NVME_H */

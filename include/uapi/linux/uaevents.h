@@ -60,6 +60,13 @@ enum uaevents_kind {
 	 * SCSI address.  In group "nvme".
 	 */
 	UAEVENTS_KIND_AEN,
+	/*
+	 * An NVMe ANA group's state, as one controller (a path) read it from its ANA log
+	 * (since 0.2): when it is first read and each time it changes, never for a read
+	 * that finds it unchanged.  UAEVENTS_ATTR_NVME_CTRL, UAEVENTS_ATTR_NVME_ANA_GROUP,
+	 * UAEVENTS_ATTR_NVME_ANA_STATE.  In group "nvme".
+	 */
+	UAEVENTS_KIND_ANA,
 };
 
 /* UAEVENTS_ATTR_TRANSPORT: the protocol an event's device speaks; absent means SCSI. */
@@ -203,6 +210,9 @@ enum uaevents_attr {
 	UAEVENTS_ATTR_STAT_NVME_LAST_SEQ,	/* u64 */
 	UAEVENTS_ATTR_NVME_STATUS,		/* u16 */
 	UAEVENTS_ATTR_DUMP_NVME,		/* flag */
+	UAEVENTS_ATTR_NVME_ANA_GROUP,		/* u32: ANA group id */
+	/* u8: 1 optimized, 2 non-optimized, 3 inaccessible, 4 persistent loss, 15 change */
+	UAEVENTS_ATTR_NVME_ANA_STATE,
 
 	__UAEVENTS_ATTR_MAX,
 	UAEVENTS_ATTR_MAX = __UAEVENTS_ATTR_MAX - 1
