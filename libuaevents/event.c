@@ -58,6 +58,8 @@ static struct nla_policy event_policy[UAEVENTS_ATTR_MAX + 1] = {
 	[UAEVENTS_ATTR_NVME_CTRL] = { .type = NLA_STRING, .maxlen = UAE_DEVNAME_MAX },
 	[UAEVENTS_ATTR_NVME_AEN_RESULT] = { .type = NLA_U32 },
 	[UAEVENTS_ATTR_NVME_STATUS] = { .type = NLA_U16 },
+	[UAEVENTS_ATTR_NVME_ANA_GROUP] = { .type = NLA_U32 },
+	[UAEVENTS_ATTR_NVME_ANA_STATE] = { .type = NLA_U8 },
 };
 
 /* Attributes without which a message is not an event. */
@@ -106,6 +108,26 @@ static int copy_string(const struct nlattr *a, char *dst, size_t size, bool spac
 static uint8_t get_u8(struct nlattr **tb, int attr)
 {
 	return tb[attr] ? nla_get_u8(tb[attr]) : 0;
+}
+
+/*
+ * An NVMe event: an asynchronous event with its result, an ANA group's state with the
+ * group and state, or a failed request; NVMe has no other kind.
+ */
+static bool nvme_event_valid(struct nlattr **tb)
+{
+	switch (get_u8(tb, UAEVENTS_ATTR_KIND)) {
+	case UAE_EVENT_AEN:
+		return tb[UAEVENTS_ATTR_NVME_AEN_RESULT];
+	case UAE_EVENT_ANA:
+		/* A group id is at most the controller's ANAGRPMAX: an int's worth here. */
+		return tb[UAEVENTS_ATTR_NVME_ANA_GROUP] && tb[UAEVENTS_ATTR_NVME_ANA_STATE] &&
+		       nla_get_u32(tb[UAEVENTS_ATTR_NVME_ANA_GROUP]) <= INT32_MAX;
+	case UAE_EVENT_ERROR:
+		return true;
+	default:
+		return false;
+	}
 }
 
 static int fill_strings(struct uae_event *ev, struct nlattr **tb)
@@ -174,21 +196,19 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	if (!HAS_ALL(tb, required_attrs))
 		return -EBADMSG;
 	if (get_u8(tb, UAEVENTS_ATTR_KIND) < UAE_EVENT_UA ||
-	    get_u8(tb, UAEVENTS_ATTR_KIND) > UAE_EVENT_AEN)
+	    get_u8(tb, UAEVENTS_ATTR_KIND) > UAE_EVENT_ANA)
 		return -EBADMSG;
 	/*
 	 * A SCSI event has its address.  An NVMe one has none, and is an asynchronous event
-	 * (with its result) or a failed request.
+	 * (with its result), an ANA group's state (with both) or a failed request.
 	 */
 	switch (get_u8(tb, UAEVENTS_ATTR_TRANSPORT)) {
 	case UAEVENTS_TRANSPORT_SCSI:
-		if (!HAS_ALL(tb, required_scsi_attrs) || get_u8(tb, UAEVENTS_ATTR_KIND) == UAE_EVENT_AEN)
+		if (!HAS_ALL(tb, required_scsi_attrs) || get_u8(tb, UAEVENTS_ATTR_KIND) > UAE_EVENT_SGIO)
 			return -EBADMSG;
 		break;
 	case UAEVENTS_TRANSPORT_NVME:
-		if (get_u8(tb, UAEVENTS_ATTR_KIND) == UAE_EVENT_AEN ?
-		    !tb[UAEVENTS_ATTR_NVME_AEN_RESULT] :
-		    get_u8(tb, UAEVENTS_ATTR_KIND) != UAE_EVENT_ERROR)
+		if (!nvme_event_valid(tb))
 			return -EBADMSG;
 		break;
 	default:
@@ -221,6 +241,10 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	}
 	if (tb[UAEVENTS_ATTR_NVME_AEN_RESULT])
 		ev->aen_result = nla_get_u32(tb[UAEVENTS_ATTR_NVME_AEN_RESULT]);
+	if (ev->kind == UAE_EVENT_ANA) {
+		ev->ana_group = nla_get_u32(tb[UAEVENTS_ATTR_NVME_ANA_GROUP]);
+		ev->ana_state = nla_get_u8(tb[UAEVENTS_ATTR_NVME_ANA_STATE]);
+	}
 	ev->has_nvme_status = tb[UAEVENTS_ATTR_NVME_STATUS] != NULL;
 	if (ev->has_nvme_status)
 		ev->nvme_status = nla_get_u16(tb[UAEVENTS_ATTR_NVME_STATUS]);
@@ -235,6 +259,9 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 			 uae_ua_event_name(ev->asc, ev->ascq));
 	if (!ev->name[0] && ev->kind == UAE_EVENT_AEN)
 		snprintf(ev->name, sizeof(ev->name), "%s", uae_nvme_aen_name(ev->aen_result));
+	if (!ev->name[0] && ev->kind == UAE_EVENT_ANA)
+		snprintf(ev->name, sizeof(ev->name), "%s",
+			 uae_nvme_ana_event_name(ev->ana_state) ?: "NVME_ANA_UNKNOWN_STATE");
 	ev->category = tb[UAEVENTS_ATTR_CATEGORY] ? nla_get_u8(tb[UAEVENTS_ATTR_CATEGORY]) :
 		       ev->kind == UAE_EVENT_UA ? (int)uae_ua_category(ev->asc, ev->ascq) : 0;
 	*ret = ev;
@@ -318,14 +345,14 @@ const char *uae_event_get_kind_name(const struct uae_event *ev)
 	static const char *const names[] = {
 		[UAE_EVENT_UA] = "ua", [UAE_EVENT_ERROR] = "error",
 		[UAE_EVENT_TIMEOUT] = "timeout", [UAE_EVENT_SGIO] = "sgio",
-		[UAE_EVENT_AEN] = "aen",
+		[UAE_EVENT_AEN] = "aen", [UAE_EVENT_ANA] = "ana",
 	};
 
 	if (ev->kind == UAE_EVENT_GAP)
 		return "gap";
 	if (ev->kind == UAE_EVENT_MODULE)
 		return "module";
-	return ev->kind >= UAE_EVENT_UA && ev->kind <= UAE_EVENT_AEN ? names[ev->kind] :
+	return ev->kind >= UAE_EVENT_UA && ev->kind <= UAE_EVENT_ANA ? names[ev->kind] :
 								       "unknown";
 }
 
@@ -550,6 +577,20 @@ int uae_event_get_aen_log_page(const struct uae_event *ev)
 	if (!ev)
 		return -EINVAL;
 	return ev->kind == UAE_EVENT_AEN ? (int)UAE_NVME_AEN_LOG_PAGE(ev->aen_result) : -ENODATA;
+}
+
+int uae_event_get_ana_group(const struct uae_event *ev)
+{
+	if (!ev)
+		return -EINVAL;
+	return ev->kind == UAE_EVENT_ANA ? (int)ev->ana_group : -ENODATA;
+}
+
+const char *uae_event_get_ana_state(const struct uae_event *ev)
+{
+	if (!ev || ev->kind != UAE_EVENT_ANA)
+		return NULL;
+	return uae_nvme_ana_state_name(ev->ana_state);
 }
 
 int uae_event_get_nvme_status(const struct uae_event *ev)

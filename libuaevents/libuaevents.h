@@ -36,6 +36,7 @@ enum uae_event_kind {
 	UAE_EVENT_TIMEOUT,	/* a command timed out */
 	UAE_EVENT_SGIO,		/* an SG_IO pass-through command failed */
 	UAE_EVENT_AEN,		/* an NVMe controller's asynchronous event (since 0.2) */
+	UAE_EVENT_ANA,		/* an NVMe ANA group's state through a controller (0.2) */
 	/*
 	 * Not from the kernel: events were lost and could not be replayed.  Its sequence
 	 * number is the first one lost, uae_event_get_gap() how many; it is handed out,
@@ -115,7 +116,7 @@ struct uae_event *uae_event_ref(struct uae_event *ev);
 struct uae_event *uae_event_unref(struct uae_event *ev);
 
 enum uae_event_kind uae_event_get_kind(const struct uae_event *ev);
-/* "ua", "error", "timeout", "sgio", "aen", "gap", "module" */
+/* "ua", "error", "timeout", "sgio", "aen", "ana", "gap", "module" */
 const char *uae_event_get_kind_name(const struct uae_event *ev);
 uint32_t uae_event_get_flags(const struct uae_event *ev);
 /* Sequence number, from 1 per module instance; the instance id changes at each load. */
@@ -167,6 +168,13 @@ int uae_event_get_aen_log_page(const struct uae_event *ev);
  * NVMe request, or one whose status the module could not read.
  */
 int uae_event_get_nvme_status(const struct uae_event *ev);
+/*
+ * An ANA state event's (UAE_EVENT_ANA) group, -ENODATA for another kind; and its state as
+ * sysfs' ana_state names it: "optimized", "non-optimized", "inaccessible",
+ * "persistent-loss", "change", or NULL (another kind, or a state the library does not know).
+ */
+int uae_event_get_ana_group(const struct uae_event *ev);
+const char *uae_event_get_ana_state(const struct uae_event *ev);
 /*
  * The class of an asynchronous event, by its type: "error", "smart", "notice",
  * "io_command_set", "vendor" or "reserved"; NULL for another kind.

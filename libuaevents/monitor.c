@@ -96,7 +96,7 @@ static const struct {
 	{ UAEVENTS_MCGRP_UA, "ua" },
 	{ UAEVENTS_MCGRP_ERROR, "error" },	/* and "timeout" */
 	{ UAEVENTS_MCGRP_SGIO, "sgio" },
-	{ UAEVENTS_MCGRP_NVME, "aen" },	/* and NVMe's "error"; not in a module of 0.1 */
+	{ UAEVENTS_MCGRP_NVME, "aen" },	/* "ana" and NVMe's "error" too; not in a 0.1 module */
 };
 
 /* The groups every module has: those of 0.1. */
@@ -315,7 +315,8 @@ static int update_groups(struct uae_monitor *m)
 		want[i] = m->group_ids[i] &&
 			  (uae_filter_wants_kind(&m->filter, groups[i].kind) ||
 			   (i == UAE_GROUP_ERROR && uae_filter_wants_kind(&m->filter, "timeout")) ||
-			   (i == UAE_GROUP_NVME && uae_filter_wants_kind(&m->filter, "error")));
+			   (i == UAE_GROUP_NVME && (uae_filter_wants_kind(&m->filter, "error") ||
+						     uae_filter_wants_kind(&m->filter, "ana"))));
 		r = want[i] ? nl_socket_add_membership(m->sock, m->group_ids[i]) :
 		    m->group_ids[i] ? nl_socket_drop_membership(m->sock, m->group_ids[i]) : 0;
 		if (r < 0 && want[i])

@@ -56,6 +56,8 @@ struct uae_event {
 	uint8_t transport;		/* enum uaevents_transport */
 	char nvme_ctrl[UAE_DEVNAME_MAX];
 	uint32_t aen_result;
+	uint32_t ana_group;
+	uint8_t ana_state;
 	bool has_nvme_status;
 	uint16_t nvme_status;
 };

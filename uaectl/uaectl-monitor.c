@@ -44,7 +44,8 @@ json_object *uaectl_event_json(struct uae_event *ev)
 	json_object_object_add(o, "repeat", json_object_new_int64(uae_event_get_repeat(ev)));
 	json_object_object_add(o, "flags", json_object_new_int64(uae_event_get_flags(ev)));
 	add_string(o, "transport", uae_event_get_transport(ev));
-	if (uae_event_get_nvme_controller(ev) || uae_event_get_kind(ev) == UAE_EVENT_AEN) {
+	if (uae_event_get_nvme_controller(ev) || uae_event_get_kind(ev) == UAE_EVENT_AEN ||
+	    uae_event_get_kind(ev) == UAE_EVENT_ANA) {
 		/* NVMe: a controller, no SCSI address. */
 		add_string(o, "controller", uae_event_get_nvme_controller(ev));
 	} else {
@@ -64,6 +65,11 @@ json_object *uaectl_event_json(struct uae_event *ev)
 		json_object_object_add(o, "log_page",
 				       json_object_new_int(uae_event_get_aen_log_page(ev)));
 	}
+	if (uae_event_get_kind(ev) == UAE_EVENT_ANA) {
+		json_object_object_add(o, "ana_group",
+				       json_object_new_int(uae_event_get_ana_group(ev)));
+		add_string(o, "ana_state", uae_event_get_ana_state(ev));
+	}
 	add_string(o, "device", uae_event_get_devname(ev));
 	add_string(o, "sg_device", uae_event_get_sgdev(ev));
 	add_string(o, "wwid", uae_event_get_wwid(ev));
@@ -82,7 +88,7 @@ json_object *uaectl_event_json(struct uae_event *ev)
 	 * got, that command's).  A request that failed before it became a SCSI command had
 	 * none, nor a host byte or status.
 	 */
-	if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
+	if (uae_event_get_kind(ev) == UAE_EVENT_AEN || uae_event_get_kind(ev) == UAE_EVENT_ANA)
 		return o;
 	if (uae_event_get_nvme_status(ev) >= 0)
 		json_object_object_add(o, "nvme_status",
@@ -156,7 +162,8 @@ void uaectl_print_event(struct uae_event *ev, bool json, struct uae_stack *stack
 		const char *devname = uae_event_get_devname(ev);
 		const char *ctrl = uae_event_get_nvme_controller(ev);
 		/* Where it happened: a SCSI address, or an NVMe controller. */
-		const char *where = ctrl ? ctrl : uae_event_get_kind(ev) == UAE_EVENT_AEN ? "-" :
+		const char *where = ctrl ? ctrl : uae_event_get_transport(ev) &&
+				    !strcmp(uae_event_get_transport(ev), "nvme") ? "-" :
 				    uae_event_get_hctl(ev);
 
 		printf("%" PRIu64 " %s %s %s %s", uae_event_get_seq(ev), uae_event_get_kind_name(ev),
@@ -165,6 +172,9 @@ void uaectl_print_event(struct uae_event *ev, bool json, struct uae_stack *stack
 			printf(" %02Xh/%02Xh", uae_event_get_asc(ev), uae_event_get_ascq(ev));
 		if (uae_event_get_kind(ev) == UAE_EVENT_UA)
 			printf(" %s", uae_event_get_category(ev));
+		else if (uae_event_get_kind(ev) == UAE_EVENT_ANA)
+			printf(" group=%d %s", uae_event_get_ana_group(ev),
+			       uae_event_get_ana_state(ev) ?: "unknown");
 		else if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
 			printf(" %s 0x%06" PRIx32 " log=%02Xh", uae_event_get_aen_class(ev),
 			       uae_event_get_aen_result(ev), uae_event_get_aen_log_page(ev));
@@ -212,7 +222,8 @@ static void print_with_stack(struct uae_event *ev, bool json, struct uae_stack_c
 
 	/* An asynchronous event is a controller's, which has no stack of its own. */
 	if (stacks && uae_event_get_kind(ev) != UAE_EVENT_GAP &&
-	    uae_event_get_kind(ev) != UAE_EVENT_MODULE && uae_event_get_kind(ev) != UAE_EVENT_AEN)
+	    uae_event_get_kind(ev) != UAE_EVENT_MODULE && uae_event_get_kind(ev) != UAE_EVENT_AEN &&
+	    uae_event_get_kind(ev) != UAE_EVENT_ANA)
 		uae_device_stack_new(stacks, devname && devname[0] ? devname :
 				     uae_event_get_hctl(ev), 0, &s);
 	uaectl_print_event(ev, json, s);

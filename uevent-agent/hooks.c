@@ -313,6 +313,10 @@ static int build_env(struct job *j, const struct uaed_event *e, const char *mail
 			snprintf(buf, sizeof(buf), "0x%06" PRIx32, uae_event_get_aen_result(ev));
 			r |= add_env(j, &n, "UAEVENTS_AEN_RESULT", buf);
 		}
+		if (uae_event_get_kind(ev) == UAE_EVENT_ANA) {
+			r |= add_env_u64(j, &n, "UAEVENTS_ANA_GROUP", uae_event_get_ana_group(ev));
+			r |= add_env(j, &n, "UAEVENTS_ANA_STATE", uae_event_get_ana_state(ev));
+		}
 	}
 	j->envp[n] = NULL;
 	return r ? -ENOMEM : 0;

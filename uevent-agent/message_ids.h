@@ -68,6 +68,8 @@ static const struct uae_message_id uae_message_ids[] = {
 	{ UAE_EVENT_AEN, "NVME_FIRMWARE_ACTIVATION_STARTING", "c08d6436a0234736b4cb2c9f2ffd08c2",
 	  LOG_NOTICE },
 	{ UAE_EVENT_AEN, NULL, "13f1f7b6048049209e8b685c104faa7f", -1 },
+	/* A path's ANA state: by the state (inaccessible or lost: a warning). */
+	{ UAE_EVENT_ANA, NULL, "e7b31123ada44f1fb648234faffbf609", -1 },
 	{ UAE_EVENT_GAP, NULL, "4c634f9d338d4bffad10e699b1bf4a31", LOG_ERR },
 };
 

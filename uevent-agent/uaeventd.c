@@ -67,6 +67,13 @@ static int priority_of(const struct uae_message_id *mid, struct uae_event *ev)
 
 	if (mid->priority >= 0)
 		return mid->priority;
+	/* A path's ANA state: a warning when I/O cannot use it, a notice otherwise. */
+	if (uae_event_get_kind(ev) == UAE_EVENT_ANA) {
+		const char *state = uae_event_get_ana_state(ev) ?: "";
+
+		return !strcmp(state, "inaccessible") || !strcmp(state, "persistent-loss") ?
+		       LOG_WARNING : LOG_NOTICE;
+	}
 	if (class)
 		return !strcmp(class, "error") ? LOG_ERR : !strcmp(class, "smart") ? LOG_CRIT :
 		       LOG_NOTICE;
@@ -108,11 +115,16 @@ static void format_message(struct uae_event *ev, struct uae_stack *stack, char *
 
 	if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
 		n = format_aen(ev, buf, size);
+	else if (uae_event_get_kind(ev) == UAE_EVENT_ANA)
+		n = snprintf(buf, size, "%s: NVMe ANA group %d is %s through this controller "
+			     "(path)", where, uae_event_get_ana_group(ev),
+			     uae_event_get_ana_state(ev) ?: "in an unknown state");
 	else
 		n = snprintf(buf, size, "%s%s[%s]: ", devname ? devname : "", devname ? " " : "",
 			     where);
 	switch (uae_event_get_kind(ev)) {
 	case UAE_EVENT_AEN:
+	case UAE_EVENT_ANA:
 		break;
 	case UAE_EVENT_UA:
 		n += snprintf(buf + n, size - n, "unit attention %s",
@@ -169,6 +181,11 @@ static void nvme_fields(struct uaed_fields *f, struct uae_event *ev)
 		snprintf(buf, sizeof(buf), "0x%04x", (unsigned int)uae_event_get_nvme_status(ev));
 		uaed_fields_add(f, "UAEVENTS_NVME_STATUS", buf);
 	}
+	if (uae_event_get_kind(ev) == UAE_EVENT_ANA) {
+		snprintf(buf, sizeof(buf), "%d", uae_event_get_ana_group(ev));
+		uaed_fields_add(f, "UAEVENTS_ANA_GROUP", buf);
+		uaed_fields_add(f, "UAEVENTS_ANA_STATE", uae_event_get_ana_state(ev));
+	}
 	if (uae_event_get_kind(ev) != UAE_EVENT_AEN)
 		return;
 	snprintf(buf, sizeof(buf), "0x%06" PRIx32, result);
@@ -196,8 +213,8 @@ static int log_event(struct uae_event *ev, struct uaed_floods *floods, struct ua
 	format_message(ev, stack, message, sizeof(message));
 	if (uae_event_get_transport(ev) && !strcmp(uae_event_get_transport(ev), "nvme"))
 		nvme_fields(&fields, ev);
-	/* An asynchronous event's controller has no stack of its own. */
-	if (uae_event_get_kind(ev) != UAE_EVENT_AEN)
+	/* A controller has no stack of its own. */
+	if (uae_event_get_kind(ev) != UAE_EVENT_AEN && uae_event_get_kind(ev) != UAE_EVENT_ANA)
 		uaed_stack_fields(&fields, stack, stack_err);
 	r = uaed_journal_send(
 		"MESSAGE=%s", message,
@@ -421,7 +438,7 @@ static int stack_of(struct daemon *d, struct uae_event *ev, struct uae_stack **r
 
 	*ret = NULL;
 	/* A controller has no stack of its own (its namespaces' disks do). */
-	if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
+	if (uae_event_get_kind(ev) == UAE_EVENT_AEN || uae_event_get_kind(ev) == UAE_EVENT_ANA)
 		return -ENOTBLK;
 	/*
 	 * An NVMe path's disk ("nvme0c1n2", hidden) holds nothing up: the multipath head it

@@ -82,7 +82,8 @@ _GETTERS = {
     "blk_status": _str, "class_rule": ctypes.c_uint, "name": _str, "category": _str,
     "description": _str, "sense_key_name": _str, "kind_name": _str,
     "transport": _str, "nvme_controller": _str, "aen_result": ctypes.c_uint32,
-    "aen_class": _str, "nvme_status": ctypes.c_int,
+    "aen_class": _str, "nvme_status": ctypes.c_int, "ana_group": ctypes.c_int,
+    "ana_state": _str,
 }
 _get = {k: _fn("uae_event_get_" + k, t, _p) for k, t in _GETTERS.items()}
 _has_sense = _fn("uae_event_has_sense", ctypes.c_int, _p)
@@ -113,6 +114,7 @@ class Kind(enum.IntEnum):
     TIMEOUT = 3     #: a command timed out
     SGIO = 4        #: an SG_IO pass-through command failed
     AEN = 5         #: an NVMe controller's asynchronous event
+    ANA = 6         #: an NVMe ANA group's state through one controller
     GAP = 100       #: events were lost and could not be replayed (``gap`` of them)
     MODULE = 101    #: the module was loaded, unloaded or missed (``name`` says which)
 
@@ -172,6 +174,8 @@ class Event:
     aen_result: int = 0                     #: AEN: completion dword 0 (0x040002...)
     aen_class: Optional[str] = None         #: AEN: "notice", "smart", "error", ...
     nvme_status: Optional[int] = None       #: a failed NVMe request's (0x4006...)
+    ana_group: Optional[int] = None         #: ANA: the group
+    ana_state: Optional[str] = None         #: ANA: "optimized", "inaccessible", ...
     #: what sits above the device when the event was received (Monitor(stack=True));
     #: None otherwise, or when it has no block device (gone, a tape)
     stack: Optional["Stack"] = dataclasses.field(default=None, compare=False)
@@ -207,7 +211,9 @@ class Event:
             class_rule=v["class_rule"], transport=v["transport"],
             nvme_controller=v["nvme_controller"], aen_result=v["aen_result"],
             aen_class=v["aen_class"],
-            nvme_status=v["nvme_status"] if v["nvme_status"] >= 0 else None)
+            nvme_status=v["nvme_status"] if v["nvme_status"] >= 0 else None,
+            ana_group=v["ana_group"] if v["ana_group"] >= 0 else None,
+            ana_state=v["ana_state"])
 
 
 @dataclass(frozen=True)

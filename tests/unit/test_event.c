@@ -329,6 +329,34 @@ START_TEST(nvme_error_event)
 }
 END_TEST
 
+/* An ANA group's state through a controller; without its group or state, refused. */
+START_TEST(ana_event)
+{
+	struct nl_msg *msg = build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_ANA, false, "nvme4");
+	struct uae_event *ev = NULL;
+
+	nla_put_u32(msg, UAEVENTS_ATTR_NVME_ANA_GROUP, 7);
+	nla_put_u8(msg, UAEVENTS_ATTR_NVME_ANA_STATE, 3);
+	ck_assert_int_eq(parse(msg, &ev), 0);
+	ck_assert_int_eq(uae_event_get_kind(ev), UAE_EVENT_ANA);
+	ck_assert_str_eq(uae_event_get_kind_name(ev), "ana");
+	ck_assert_str_eq(uae_event_get_name(ev), "NVME_ANA_INACCESSIBLE");
+	ck_assert_int_eq(uae_event_get_ana_group(ev), 7);
+	ck_assert_str_eq(uae_event_get_ana_state(ev), "inaccessible");
+	ck_assert_int_eq(uae_event_get_aen_log_page(ev), -ENODATA);
+	uae_event_unref(ev);
+	msg = build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_ANA, false, "nvme4");
+	nla_put_u32(msg, UAEVENTS_ATTR_NVME_ANA_GROUP, 7);
+	ck_assert_int_eq(parse(msg, &ev), -EBADMSG);
+	msg = build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_ANA, false, "nvme4");
+	nla_put_u32(msg, UAEVENTS_ATTR_NVME_ANA_GROUP, 0x80000000u);
+	nla_put_u8(msg, UAEVENTS_ATTR_NVME_ANA_STATE, 1);
+	ck_assert_int_eq(parse(msg, &ev), -EBADMSG);
+	ck_assert_int_eq(uae_event_get_ana_group(NULL), -EINVAL);
+	ck_assert_ptr_null(uae_event_get_ana_state(NULL));
+}
+END_TEST
+
 START_TEST(bogus_aen_refused)
 {
 	struct uae_event *ev = NULL;
@@ -462,6 +490,7 @@ int main(void)
 	tcase_add_test(tc, error_event);
 	tcase_add_test(tc, aen_event);
 	tcase_add_test(tc, nvme_error_event);
+	tcase_add_test(tc, ana_event);
 	tcase_add_test(tc, bogus_aen_refused);
 	tcase_add_test(tc, hostile_strings_refused);
 	tcase_add_test(tc, filters);

@@ -182,6 +182,20 @@ START_TEST(aen_names)
 }
 END_TEST
 
+/* ANA states as the spec numbers them and Linux's sysfs spells them. */
+START_TEST(ana_states)
+{
+	ck_assert_str_eq(uae_nvme_ana_state_name(1), "optimized");
+	ck_assert_str_eq(uae_nvme_ana_state_name(2), "non-optimized");
+	ck_assert_str_eq(uae_nvme_ana_state_name(3), "inaccessible");
+	ck_assert_str_eq(uae_nvme_ana_state_name(4), "persistent-loss");
+	ck_assert_str_eq(uae_nvme_ana_state_name(15), "change");
+	ck_assert_str_eq(uae_nvme_ana_event_name(3), "NVME_ANA_INACCESSIBLE");
+	ck_assert_ptr_null(uae_nvme_ana_state_name(0));
+	ck_assert_ptr_null(uae_nvme_ana_event_name(5));
+}
+END_TEST
+
 /* Every result has a name and a class, each event of the list its own name. */
 START_TEST(every_aen)
 {
@@ -216,6 +230,7 @@ int main(void)
 	tcase_add_test(names_tc, status_fields);
 	tcase_add_test(names_tc, aen_names);
 	tcase_add_test(names_tc, every_aen);
+	tcase_add_test(names_tc, ana_states);
 	tcase_add_loop_test(class_tc, classification_rule, 0, N_ELEMS(nvme_cases));
 	tcase_add_test(class_tc, classification_covers_every_rule);
 	tcase_add_test(class_tc, every_status);
