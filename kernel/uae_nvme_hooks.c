@@ -29,9 +29,14 @@
  *
  * An ANA group's state, as each controller (a path) reads it from its ANA log: a kprobe on
  * nvme_update_ana_state(), which nvme_parse_ana_log() calls for each group descriptor it
- * has checked (its address is taken, so no build inlines it).  The log is read again at
- * every connect, scan and ANA error: the last state of each group and controller is kept,
- * and only a first reading and a change are published.  Attached beside the tracepoint.
+ * has checked (its address is taken, so no build inlines it).  The log is read at each
+ * connect, ANA change and ANA error, and again as a controller starts
+ * (nvme_mpath_update()): the last state of each group and controller is kept, and only a
+ * first reading and a change are published; a controller's are forgotten as it goes
+ * (nvme_uninit_ctrl()), as the next one may come at its address with its number.  Beyond
+ * UAE_ANA_SLOTS groups and controllers the one read longest ago is forgotten, and its next
+ * reading published again: at least once, never lost.  Attached beside the tracepoint;
+ * without native multipath (nvme_core.multipath=N, or not built) there are no ANA states.
  */
 #include <linux/blk-mq.h>
 #include <linux/device.h>
@@ -68,6 +73,8 @@ struct uae_ana_slot {
 static DEFINE_RAW_SPINLOCK(uae_ana_lock);
 static struct uae_ana_slot uae_ana_slots[UAE_ANA_SLOTS];
 static u64 uae_ana_clock;
+/* Hits the kprobes of earlier nvme_core loads skipped (a kprobe's count starts at 0). */
+static atomic64_t uae_ana_missed_before = ATOMIC64_INIT(0);
 
 /* nvme_core's tracepoint while the probe is on it; under tracepoint_module_list_mutex. */
 static struct tracepoint *uae_aen_tp;
@@ -213,12 +220,16 @@ static bool uae_ana_news(const void *ctrl, unsigned int instance, u32 grpid, u8 
 	return news;
 }
 
-static void uae_ana_forget(void)
+/* Forget what @ctrl read (every controller's if NULL). */
+static void uae_ana_forget(const void *ctrl)
 {
+	struct uae_ana_slot *s;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&uae_ana_lock, flags);
-	memset(uae_ana_slots, 0, sizeof(uae_ana_slots));
+	for (s = uae_ana_slots; s < uae_ana_slots + UAE_ANA_SLOTS; s++)
+		if (!ctrl || s->ctrl == ctrl)
+			memset(s, 0, sizeof(*s));
 	raw_spin_unlock_irqrestore(&uae_ana_lock, flags);
 }
 
@@ -246,37 +257,71 @@ static int uae_ana_hit(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kprobe uae_ana_probe;
+/* nvme_uninit_ctrl(struct nvme_ctrl *ctrl): the controller is being removed. */
+static int uae_ana_ctrl_gone(struct kprobe *kp, struct pt_regs *regs)
+{
+	uae_ana_forget((const void *)regs_get_kernel_argument(regs, 0));
+	return 0;
+}
+
+static struct kprobe uae_ana_probe, uae_ana_gone_probe;
 static bool uae_ana_live;	/* under tracepoint_module_list_mutex */
 
-/* @fn: "nvme_core:nvme_update_ana_state", or without the module where it is built in. */
-static void uae_ana_attach(const char *fn)
+static int uae_probe_fn(struct kprobe *kp, const char *mod, const char *fn,
+			kprobe_pre_handler_t handler)
+{
+	static char names[2][64];
+	char *name = names[kp == &uae_ana_gone_probe];
+
+	memset(kp, 0, sizeof(*kp));
+	snprintf(name, sizeof(names[0]), "%s%s%s", mod ?: "", mod ? ":" : "", fn);
+	kp->symbol_name = name;
+	kp->pre_handler = handler;
+	return register_kprobe(kp);
+}
+
+/* @mod: "nvme_core", or NULL where it is built in. */
+static void uae_ana_attach(const char *mod)
 {
 	int ret;
 
-	memset(&uae_ana_probe, 0, sizeof(uae_ana_probe));
-	uae_ana_probe.symbol_name = fn;
-	uae_ana_probe.pre_handler = uae_ana_hit;
-	ret = register_kprobe(&uae_ana_probe);
-	if (ret) {
-		pr_err("cannot probe %s (%d): no NVMe ANA states\n", fn, ret);
+	if (uae_ana_live)
 		return;
+	ret = uae_probe_fn(&uae_ana_gone_probe, mod, "nvme_uninit_ctrl", uae_ana_ctrl_gone);
+	if (!ret) {
+		ret = uae_probe_fn(&uae_ana_probe, mod, UAE_NVME_ANA_FN, uae_ana_hit);
+		if (ret)
+			unregister_kprobe(&uae_ana_gone_probe);
 	}
-	uae_ana_live = true;
+	if (ret == -ENOENT)
+		pr_info("no %s in this NVMe driver (no native multipath): no ANA states\n",
+			UAE_NVME_ANA_FN);
+	else if (ret)
+		pr_err("cannot probe %s (%d): no NVMe ANA states\n", UAE_NVME_ANA_FN, ret);
+	uae_ana_live = !ret;
 }
 
 static void uae_ana_detach(void)
 {
-	if (uae_ana_live)
-		unregister_kprobe(&uae_ana_probe);
-	uae_ana_live = false;
-	uae_ana_forget();
+	struct kprobe *kps[] = { &uae_ana_probe, &uae_ana_gone_probe };
+
+	if (uae_ana_live) {
+		unregister_kprobes(kps, ARRAY_SIZE(kps));
+		atomic64_add(uae_ana_probe.nmissed + uae_ana_gone_probe.nmissed,
+			     &uae_ana_missed_before);
+	}
+	WRITE_ONCE(uae_ana_live, false);
+	uae_ana_forget(NULL);
 }
 
 /* Occurrences the kprobe machinery skipped (another probe's handler running). */
 u64 uae_nvme_missed(void)
 {
-	return READ_ONCE(uae_ana_live) ? READ_ONCE(uae_ana_probe.nmissed) : 0;
+	u64 n = atomic64_read(&uae_ana_missed_before);
+
+	if (READ_ONCE(uae_ana_live))
+		n += READ_ONCE(uae_ana_probe.nmissed) + READ_ONCE(uae_ana_gone_probe.nmissed);
+	return n;
 }
 
 static void uae_nvme_attach(struct module *mod)
@@ -316,7 +361,7 @@ static int uae_nvme_tp_notify(struct notifier_block *nb, unsigned long val, void
 		return NOTIFY_DONE;
 	if (val == MODULE_STATE_COMING) {
 		uae_nvme_attach(tp_mod->mod);
-		uae_ana_attach(UAE_NVME_CORE ":" UAE_NVME_ANA_FN);
+		uae_ana_attach(UAE_NVME_CORE);
 	} else if (val == MODULE_STATE_GOING) {
 		uae_ana_detach();
 		if (uae_aen_tp)
@@ -351,7 +396,7 @@ int uae_nvme_init(void)
 		if (ret)
 			return ret;
 		uae_builtin_tp = tp;
-		uae_ana_attach(UAE_NVME_ANA_FN);
+		uae_ana_attach(NULL);
 	}
 	ret = register_tracepoint_module_notifier(&uae_nvme_tp_nb);
 	if (ret && uae_builtin_tp) {
