@@ -67,7 +67,7 @@ UAE_UPGRADE_DKMS ?= 0
 export UAE_UPGRADE_DKMS
 # The module's scenarios (e2e, kernel) run on every kernel; uaeventd's and udev's
 # (daemon, udev), which do not depend on the kernel, on USER_KERNELS.
-VM_KERNEL_SCRIPTS ?= e2e kernel storm
+VM_KERNEL_SCRIPTS ?= e2e kernel storm nvme
 VM_USER_SCRIPTS ?= daemon udev
 USER_KERNELS ?= 6.12
 # The systemd guest: Debian 12 with the packages installed with apt (tests/vm/run-guest.sh).

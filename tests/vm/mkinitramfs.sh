@@ -48,6 +48,7 @@ copy_elf /bin/bash /bin/bash
 copy_elf "$userbin/examples/monitor-poll" /usr/bin/monitor-poll
 copy_elf "$userbin/tests/uae-forge" /usr/bin/uae-forge
 copy_elf "$userbin/tests/uae-latency" /usr/bin/uae-latency
+copy_elf "$userbin/tests/uae-nvme-admin" /usr/bin/uae-nvme-admin
 copy_elf /usr/bin/sg_raw /usr/bin/sg_raw
 copy_elf /usr/bin/sg_turs /usr/bin/sg_turs
 # sg3_utils' rescan-scsi-bus.sh, the hand-run tool bench-scale.sh compares against.
@@ -75,7 +76,16 @@ printf 'root:x:0:\nsystemd-journal:x:101:\nnogroup:x:65534:\n' >"$stage/etc/grou
 # Kernel modules, decompressed (busybox insmod reads plain .ko), and for each module the
 # ordered list of what it needs, as modprobe would load it.
 [ -f "$kroot/lib/modules/$kver/modules.dep" ] || depmod -b "$kroot" "$kver"
-for mod in scsi_debug sd_mod sg ext4 virtio_pci virtio_scsi; do
+# nvme.sh's: the NVMe target and host, over loop where the kernel has it (not Debian's
+# 6.1), over TCP everywhere; null_blk, a namespace with bad blocks; nvme, QEMU's
+# controller's driver.
+for mod in scsi_debug sd_mod sg ext4 virtio_pci virtio_scsi nvmet nvme-loop nvmet-tcp nvme-tcp \
+	null_blk nvme; do
+	# Only nvme-loop may be missing (Debian's 6.1 has none); any other is an error.
+	if [ "$mod" = nvme-loop ] &&
+		! modprobe -d "$kroot" -S "$kver" --show-depends "$mod" >/dev/null 2>&1; then
+		continue
+	fi
 	modprobe -d "$kroot" -S "$kver" --show-depends "$mod" | while read -r verb path _; do
 		[ "$verb" = insmod ] || continue
 		name=$(basename "$path")

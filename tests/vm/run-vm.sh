@@ -53,6 +53,21 @@ if [ "$script" = kernel.sh ]; then
 		-device scsi-hd,drive=slowdisk,bus=vscsi.0,product=uae-slow"
 fi
 
+# nvme.sh gets QEMU's NVMe controller, whose SMART critical warning only the host can set:
+# through QMP, as the guest asks on its third serial port (qmp-requests.py; in --console
+# mode too).
+qmp_pid=""
+if [ "$script" = nvme.sh ]; then
+	truncate -s 16M "$out/nvme.img"
+	rm -f "$out/qmp.sock" "$out/qmp-requests.log"
+	extra="-drive file=$out/nvme.img,if=none,id=nvmdrv,format=raw
+		-device nvme,serial=uae-smart,drive=nvmdrv,id=nvme0
+		-qmp unix:$out/qmp.sock,server=on,wait=off
+		-serial file:$out/qmp-requests.log"
+	"$here/qmp-requests.py" "$out/qmp.sock" "$out/qmp-requests.log" >"$out/qmp.log" 2>&1 &
+	qmp_pid=$!
+fi
+
 # TCG only: this machine has no KVM.  The guest powers itself off when the script ends.
 # --foreground: QEMU stays in the stage's process group, so make check's time limit and a
 # Ctrl-C stop it too.
@@ -66,6 +81,7 @@ timeout --foreground -k 30 "${UAE_VM_TIMEOUT:-1200}" qemu-system-x86_64 \
 	$console -serial "file:$out/tap.log" $extra || {
 	echo "run-vm: QEMU failed or timed out (kernel $kver)" >&2
 }
+[ -z "$qmp_pid" ] || kill "$qmp_pid" 2>/dev/null || true
 
 [ "$mode" = --console ] && exit 0
 

@@ -3,7 +3,7 @@
 # the LU's identity, SG_IO apart, no event held up by a device's held state_mutex, no
 # noise, storm coalescing, a 10,000-event burst replayed from the history, permissions,
 # and hot-remove and reload cycles.
-# tap-plan: 87
+# tap-plan: 88
 . /bin/lib.sh
 
 UAE_PARAMS="history_size=16384"
@@ -884,7 +884,7 @@ failed_init() {
 }
 for fn in uaevents:uae_history_init scsi_register_interface uaevents:uae_capture_init \
 	  genl_register_family ftrace_set_filter_ip register_ftrace_function register_kretprobe \
-	  tracepoint_probe_register; do
+	  tracepoint_probe_register register_tracepoint_module_notifier; do
 	check "$CYCLES loads failing at $fn: ENOMEM, nothing left behind" failed_init "$fn"
 done
 history_has() {
