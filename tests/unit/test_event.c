@@ -370,7 +370,7 @@ START_TEST(bogus_aen_refused)
 	ck_assert_int_eq(parse(build_aen(7, UAEVENTS_KIND_AEN, true, "nvme0"), &ev), -EBADMSG);
 	/* A SCSI error without its address; a kind beyond the known ones; a hostile name. */
 	ck_assert_int_eq(parse(build_aen(-1, UAEVENTS_KIND_ERROR, true, NULL), &ev), -EBADMSG);
-	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_AEN + 1, true,
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_ANA + 1, true,
 					 "nvme0"), &ev), -EBADMSG);
 	/* NVMe has no unit attention, timeout or SG_IO event. */
 	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_UA, true, "nvme0"),
