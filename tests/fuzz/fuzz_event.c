@@ -47,6 +47,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uae_event_get_description(ev);
 		uae_event_get_severity(ev);
 		uae_event_get_blk_status(ev);
+		/* NVMe's: a transport for every device event, a known ANA state or none. */
+		CHECK(uae_event_get_transport(ev));
+		uae_event_get_nvme_controller(ev);
+		uae_event_get_nvme_status(ev);
+		uae_event_get_aen_class(ev);
+		uae_event_get_aen_log_page(ev);
+		CHECK(uae_event_get_kind(ev) != UAE_EVENT_ANA || uae_event_get_ana_group(ev) >= 0);
+		uae_event_get_ana_state(ev);
 		uae_event_unref(ev);
 	}
 	free(nlh);

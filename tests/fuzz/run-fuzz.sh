@@ -20,7 +20,7 @@ n=0 failed=0
 
 # The sources and libraries of each target, beside its own fuzz_<target>.c.
 sources_sense="$top/sense/uae_sense.c"
-sources_event="$top/sense/uae_sense.c $top/libuaevents/event.c"
+sources_event="$top/sense/uae_sense.c $top/sense/uae_nvme.c $top/libuaevents/event.c"
 flags_event="-I$top/libuaevents -I$top/include/uapi $(pkg-config --cflags libnl-genl-3.0)"
 libs_event="$(pkg-config --libs libnl-genl-3.0)"
 
