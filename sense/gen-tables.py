@@ -198,8 +198,9 @@ def read_classes(path):
     return rows
 
 
-def read_nvme_codes(path):
-    codes = {}
+def read_nvme_pairs(path, name_re, want, what):
+    """Lines 'N XX NAME' (N 0-7, XX two hex digits): {N << 8 | XX: NAME}, each key once."""
+    pairs = {}
     with open(path) as f:
         for n, line in enumerate(f, 1):
             words = line.split("#", 1)[0].split()
@@ -207,15 +208,20 @@ def read_nvme_codes(path):
                 continue
             if len(words) != 3 or not re.fullmatch(r"[0-7]", words[0]) or \
                     not re.fullmatch(r"[0-9A-F]{2}", words[1]) or \
-                    not re.fullmatch(r"[A-Z0-9_]+", words[2]):
-                fail(f"{path}:{n}: want 'SCT SC NAME' (SCT 0-7, SC two hex digits)")
-            code = int(words[0]) << 8 | int(words[1], 16)
-            if code in codes:
+                    not re.fullmatch(name_re, words[2]):
+                fail(f"{path}:{n}: want {want}")
+            key = int(words[0]) << 8 | int(words[1], 16)
+            if key in pairs:
                 fail(f"{path}:{n}: {words[0]}/{words[1]}h listed twice")
-            codes[code] = words[2]
-    if not codes:
-        fail(f"{path}: no codes")
-    return codes
+            pairs[key] = words[2]
+    if not pairs:
+        fail(f"{path}: no {what}")
+    return pairs
+
+
+def read_nvme_codes(path):
+    return read_nvme_pairs(path, r"[A-Z0-9_]+", "'SCT SC NAME' (SCT 0-7, SC two hex digits)",
+                           "codes")
 
 
 # An asynchronous event's type (bits 2:0 of its result): the name of the class, and the
@@ -228,26 +234,13 @@ NVME_AEN_TYPES = {0: ("error", "NVME_ERROR_EVENT"), 1: ("smart", "NVME_SMART_EVE
 
 
 def read_nvme_aens(path):
-    events = {}
-    names = set(name for _, name in NVME_AEN_TYPES.values())
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            words = line.split("#", 1)[0].split()
-            if not words:
-                continue
-            if len(words) != 3 or not re.fullmatch(r"[0-7]", words[0]) or \
-                    not re.fullmatch(r"[0-9A-F]{2}", words[1]) or \
-                    not re.fullmatch(r"NVME_[A-Z0-9_]+", words[2]):
-                fail(f"{path}:{n}: want 'TYPE INFO NVME_NAME' (TYPE 0-7, INFO two hex digits)")
-            key = int(words[0]) << 8 | int(words[1], 16)
-            if key in events:
-                fail(f"{path}:{n}: {words[0]}/{words[1]}h listed twice")
-            if words[2] in names:
-                fail(f"{path}:{n}: {words[2]} names another event too")
-            names.add(words[2])
-            events[key] = words[2]
-    if not events:
-        fail(f"{path}: no events")
+    events = read_nvme_pairs(path, r"NVME_[A-Z0-9_]+",
+                             "'TYPE INFO NVME_NAME' (TYPE 0-7, INFO two hex digits)", "events")
+    generic, seen = set(name for _, name in NVME_AEN_TYPES.values()), set()
+    for name in events.values():
+        if name in generic or name in seen:
+            fail(f"{path}: {name} names another event too")
+        seen.add(name)
     return events
 
 
