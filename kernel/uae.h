@@ -43,7 +43,10 @@ struct uae_record {
 	};
 	char wwid[UAE_WWID_LEN];
 	char serial[UAE_SERIAL_LEN];
-	u8 sense[SCSI_SENSE_BUFFERSIZE];
+	union {
+		u8 sense[SCSI_SENSE_BUFFERSIZE];
+		u32 nsids[UAEVENTS_NSIDS_MAX];	/* NVMe: a changed namespace list's */
+	};
 	u8 sense_len;
 	u8 sense_key, asc, ascq;
 	u8 category;		/* enum uae_category */
@@ -63,6 +66,9 @@ struct uae_record {
 	u8 ana_state;		/* UAEVENTS_KIND_ANA: the group's state */
 	u32 aen_result;		/* UAEVENTS_KIND_AEN: completion dword 0 */
 	u32 ana_group;		/* UAEVENTS_KIND_ANA: the ANA group */
+	bool has_nsids;		/* a changed namespace list: @nsids, @nsid_count */
+	u8 nsid_count;
+	u32 nsids_listed;	/* how many the log listed, or UAEVENTS_NSIDS_OVERFLOW */
 };
 
 /*
@@ -88,6 +94,9 @@ struct uae_capture {
 	u16 nvme_status;
 	u32 ana_group;			/* an ANA group's state: which, and what */
 	u8 ana_state;
+	const u32 *nsids;		/* a changed namespace list (kind AEN), or NULL */
+	unsigned int nsid_count;	/* at most UAEVENTS_NSIDS_MAX */
+	u32 nsids_listed;
 };
 
 /* The multicast groups, each with its own sequence numbers. */

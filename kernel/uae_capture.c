@@ -125,8 +125,13 @@ static void uae_nvme_coalesce_key(const struct uae_capture *in, struct uae_coale
 	    !kstrtouint(in->nvme_ctrl_name + 4, 10, &instance))
 		key->id = instance;
 	if (in->kind == UAEVENTS_KIND_AEN) {
+		static atomic64_t lists = ATOMIC64_INIT(0);
+
 		key->origin = in->nvme_ctrl;
 		key->detail = in->aen_result;
+		/* Each list is news: no two are ever one event. */
+		if (in->nsids)
+			key->lun = atomic64_inc_return(&lists);
 		return;
 	}
 	if (in->kind == UAEVENTS_KIND_ANA) {
@@ -293,6 +298,13 @@ static void uae_fill_nvme(struct uae_event *ev, const struct uae_capture *in)
 	if (in->kind == UAEVENTS_KIND_AEN) {
 		rec->aen_result = in->aen_result;
 		rec->name = uae_nvme_aen_name(in->aen_result);
+		if (in->nsids) {
+			rec->name = "NVME_CHANGED_NAMESPACE_LIST";
+			rec->has_nsids = true;
+			rec->nsid_count = min_t(unsigned int, in->nsid_count, UAEVENTS_NSIDS_MAX);
+			memcpy(rec->nsids, in->nsids, rec->nsid_count * sizeof(u32));
+			rec->nsids_listed = in->nsids_listed;
+		}
 	} else if (in->kind == UAEVENTS_KIND_ANA) {
 		rec->ana_group = in->ana_group;
 		rec->ana_state = in->ana_state;

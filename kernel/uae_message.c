@@ -89,6 +89,15 @@ static int put_nvme_command(struct sk_buff *skb, const struct uae_record *rec)
 	return 0;
 }
 
+/* A changed namespace list: the IDs it carries, and how many the log listed. */
+static int put_nsids(struct sk_buff *skb, const struct uae_record *rec)
+{
+	if (!rec->has_nsids)
+		return 0;
+	return nla_put(skb, UAEVENTS_ATTR_NVME_NSIDS, rec->nsid_count * sizeof(u32), rec->nsids) ||
+	       nla_put_u32(skb, UAEVENTS_ATTR_NVME_NSIDS_LISTED, rec->nsids_listed);
+}
+
 int uae_put_record(struct sk_buff *skb, const struct uae_record *rec, u64 instance)
 {
 	if (nla_put_u64_64bit(skb, UAEVENTS_ATTR_SEQ, rec->seq, UAEVENTS_ATTR_PAD) ||
@@ -106,8 +115,8 @@ int uae_put_record(struct sk_buff *skb, const struct uae_record *rec, u64 instan
 		return -EMSGSIZE;
 	/* An asynchronous event or an ANA state is no command's result: it has no class. */
 	if (rec->kind == UAEVENTS_KIND_AEN)
-		return nla_put_u32(skb, UAEVENTS_ATTR_NVME_AEN_RESULT, rec->aen_result) ?
-		       -EMSGSIZE : 0;
+		return nla_put_u32(skb, UAEVENTS_ATTR_NVME_AEN_RESULT, rec->aen_result) ||
+		       put_nsids(skb, rec) ? -EMSGSIZE : 0;
 	if (rec->kind == UAEVENTS_KIND_ANA)
 		return nla_put_u32(skb, UAEVENTS_ATTR_NVME_ANA_GROUP, rec->ana_group) ||
 		       nla_put_u8(skb, UAEVENTS_ATTR_NVME_ANA_STATE, rec->ana_state) ?

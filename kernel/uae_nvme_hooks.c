@@ -37,6 +37,16 @@
  * UAE_ANA_SLOTS groups and controllers the one read longest ago is forgotten, and its next
  * reading published again: at least once, never lost.  Attached beside the tracepoint;
  * without native multipath (nvme_core.multipath=N, or not built) there are no ANA states.
+ *
+ * Which namespaces changed: after a "namespace attribute changed" event the driver reads
+ * the Changed Namespace List log page (to clear the event; it rescans every namespace
+ * anyway).  nvme_get_log() is inlined there on 6.12, so a kretprobe on
+ * __nvme_submit_sync_cmd(), every synchronous command's and no block I/O's, keeps the
+ * list from the buffer it returns into: only a Get Log Page of that log at offset 0 on
+ * the admin queue (no queuedata; a namespace's queue has its namespace) goes further
+ * than the entry handler.  The controller is the admin tag set's driver data on every
+ * transport but 6.1's PCIe (its struct nvme_dev): checked as above, and a list whose
+ * controller it is not is published without a name.
  */
 #include <linux/blk-mq.h>
 #include <linux/device.h>
@@ -59,6 +69,10 @@
 static const unsigned int uae_nvme_rq_ctrl_offs[] = { 24, 32 };
 
 #define UAE_NVME_ANA_FN		"nvme_update_ana_state"
+#define UAE_NVME_SYNC_FN	"__nvme_submit_sync_cmd"
+/* The event a changed namespace list answers: notice, namespace attribute changed, 04h. */
+#define UAE_NS_CHANGED_RESULT	(NVME_AER_NOTICE | NVME_AER_NOTICE_NS_CHANGED << 8 | \
+				 NVME_LOG_CHANGED_NS << 16)
 /* The groups' last states kept, of any controllers: the oldest goes first. */
 #define UAE_ANA_SLOTS		64
 
@@ -74,7 +88,7 @@ static DEFINE_RAW_SPINLOCK(uae_ana_lock);
 static struct uae_ana_slot uae_ana_slots[UAE_ANA_SLOTS];
 static u64 uae_ana_clock;
 /* Hits the kprobes of earlier nvme_core loads skipped (a kprobe's count starts at 0). */
-static atomic64_t uae_ana_missed_before = ATOMIC64_INIT(0);
+static atomic64_t uae_missed_before = ATOMIC64_INIT(0);
 
 /* nvme_core's tracepoint while the probe is on it; under tracepoint_module_list_mutex. */
 static struct tracepoint *uae_aen_tp;
@@ -264,6 +278,98 @@ static int uae_ana_ctrl_gone(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/* What __nvme_submit_sync_cmd()'s entry saw, for its return. */
+struct uae_nslist_call {
+	struct request_queue *q;
+	const __le32 *log;
+	unsigned int len;
+};
+
+/*
+ * __nvme_submit_sync_cmd(struct request_queue *q, struct nvme_command *cmd, union
+ * nvme_result *result, void *buffer, unsigned int bufflen, ...), the same five first
+ * arguments on 6.1 and 6.12.  Returns 0 to be called back at the return.
+ */
+static int uae_nslist_enter(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct request_queue *q = (struct request_queue *)regs_get_kernel_argument(regs, 0);
+	const struct nvme_command *cmd = (const void *)regs_get_kernel_argument(regs, 1);
+	struct uae_nslist_call *call = (struct uae_nslist_call *)ri->data;
+
+	if (q->queuedata || cmd->common.opcode != nvme_admin_get_log_page ||
+	    cmd->get_log_page.lid != NVME_LOG_CHANGED_NS || cmd->get_log_page.lpol ||
+	    cmd->get_log_page.lpou)
+		return 1;
+	call->q = q;
+	call->log = (const __le32 *)regs_get_kernel_argument(regs, 3);
+	call->len = regs_get_kernel_argument(regs, 4);
+	return call->log ? 0 : 1;
+}
+
+/* The log page is in the caller's buffer: its IDs up to the first 0, FFFFFFFFh "more". */
+static int uae_nslist_done(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const struct uae_nslist_call *call = (const struct uae_nslist_call *)ri->data;
+	const void *ctrl = call->q->tag_set ? call->q->tag_set->driver_data : NULL;
+	struct device *dev = ctrl ? uae_ctrl_device(ctrl) : NULL;
+	u32 nsids[UAEVENTS_NSIDS_MAX];
+	struct uae_capture in = {
+		.kind = UAEVENTS_KIND_AEN, .transport = UAEVENTS_TRANSPORT_NVME,
+		.nvme_ctrl = ctrl, .nvme_ctrl_name = dev ? dev_name(dev) : NULL,
+		.aen_result = UAE_NS_CHANGED_RESULT, .nsids = nsids,
+	};
+	unsigned int i;
+
+	/* Negative: an errno; positive: the command's NVMe status. */
+	if ((int)regs_return_value(regs))
+		return 0;
+	for (i = 0; i < call->len / sizeof(__le32) && call->log[i]; i++)
+		if (i < UAEVENTS_NSIDS_MAX)
+			nsids[i] = le32_to_cpu(call->log[i]);
+	in.nsids_listed = i;
+	in.nsid_count = min_t(unsigned int, i, UAEVENTS_NSIDS_MAX);
+	if (i && nsids[0] == UAEVENTS_NSIDS_OVERFLOW) {
+		in.nsids_listed = UAEVENTS_NSIDS_OVERFLOW;
+		in.nsid_count = 0;
+	}
+	uae_capture(&in);
+	return 0;
+}
+
+static struct kretprobe uae_nslist_probe;
+static bool uae_nslist_live;	/* under tracepoint_module_list_mutex */
+
+/* @mod: "nvme_core", or NULL where it is built in. */
+static void uae_nslist_attach(const char *mod)
+{
+	static char name[64];
+	int ret;
+
+	if (uae_nslist_live)
+		return;
+	memset(&uae_nslist_probe, 0, sizeof(uae_nslist_probe));
+	snprintf(name, sizeof(name), "%s%s%s", mod ?: "", mod ? ":" : "", UAE_NVME_SYNC_FN);
+	uae_nslist_probe.kp.symbol_name = name;
+	uae_nslist_probe.entry_handler = uae_nslist_enter;
+	uae_nslist_probe.handler = uae_nslist_done;
+	uae_nslist_probe.data_size = sizeof(struct uae_nslist_call);
+	ret = register_kretprobe(&uae_nslist_probe);
+	if (ret)
+		pr_err("cannot probe %s (%d): no NVMe changed namespace lists\n",
+		       UAE_NVME_SYNC_FN, ret);
+	uae_nslist_live = !ret;
+}
+
+static void uae_nslist_detach(void)
+{
+	if (uae_nslist_live) {
+		unregister_kretprobe(&uae_nslist_probe);
+		atomic64_add(uae_nslist_probe.nmissed + uae_nslist_probe.kp.nmissed,
+			     &uae_missed_before);
+	}
+	WRITE_ONCE(uae_nslist_live, false);
+}
+
 static struct kprobe uae_ana_probe, uae_ana_gone_probe;
 static bool uae_ana_live;	/* under tracepoint_module_list_mutex */
 
@@ -308,7 +414,7 @@ static void uae_ana_detach(void)
 	if (uae_ana_live) {
 		unregister_kprobes(kps, ARRAY_SIZE(kps));
 		atomic64_add(uae_ana_probe.nmissed + uae_ana_gone_probe.nmissed,
-			     &uae_ana_missed_before);
+			     &uae_missed_before);
 	}
 	WRITE_ONCE(uae_ana_live, false);
 	uae_ana_forget(NULL);
@@ -317,10 +423,12 @@ static void uae_ana_detach(void)
 /* Occurrences the kprobe machinery skipped (another probe's handler running). */
 u64 uae_nvme_missed(void)
 {
-	u64 n = atomic64_read(&uae_ana_missed_before);
+	u64 n = atomic64_read(&uae_missed_before);
 
 	if (READ_ONCE(uae_ana_live))
 		n += READ_ONCE(uae_ana_probe.nmissed) + READ_ONCE(uae_ana_gone_probe.nmissed);
+	if (READ_ONCE(uae_nslist_live))
+		n += READ_ONCE(uae_nslist_probe.nmissed) + READ_ONCE(uae_nslist_probe.kp.nmissed);
 	return n;
 }
 
@@ -362,7 +470,9 @@ static int uae_nvme_tp_notify(struct notifier_block *nb, unsigned long val, void
 	if (val == MODULE_STATE_COMING) {
 		uae_nvme_attach(tp_mod->mod);
 		uae_ana_attach(UAE_NVME_CORE);
+		uae_nslist_attach(UAE_NVME_CORE);
 	} else if (val == MODULE_STATE_GOING) {
+		uae_nslist_detach();
 		uae_ana_detach();
 		if (uae_aen_tp)
 			tracepoint_probe_unregister(uae_aen_tp, uae_nvme_async_event, NULL);
@@ -397,9 +507,11 @@ int uae_nvme_init(void)
 			return ret;
 		uae_builtin_tp = tp;
 		uae_ana_attach(NULL);
+		uae_nslist_attach(NULL);
 	}
 	ret = register_tracepoint_module_notifier(&uae_nvme_tp_nb);
 	if (ret && uae_builtin_tp) {
+		uae_nslist_detach();
 		uae_ana_detach();
 		tracepoint_probe_unregister(uae_builtin_tp, uae_nvme_async_event, NULL);
 		uae_builtin_tp = NULL;
@@ -412,6 +524,7 @@ void uae_nvme_exit(void)
 {
 	unregister_tracepoint_module_notifier(&uae_nvme_tp_nb);
 	if (uae_builtin_tp) {
+		uae_nslist_detach();
 		uae_ana_detach();
 		tracepoint_probe_unregister(uae_builtin_tp, uae_nvme_async_event, NULL);
 	}

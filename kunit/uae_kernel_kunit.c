@@ -794,6 +794,27 @@ static void uae_kunit_message_aen(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_LUN]);
 	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_SEVERITY]);
 	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_OPCODE]);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_NVME_NSIDS]);
+	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_NVME_NSIDS_LISTED]);
+	kfree_skb(skb);
+
+	/* A changed namespace list: the IDs it carries, and how many the log listed. */
+	rec = (struct uae_record){
+		.seq = 6, .kind = UAEVENTS_KIND_AEN, .repeat = 1,
+		.name = "NVME_CHANGED_NAMESPACE_LIST", .transport = UAEVENTS_TRANSPORT_NVME,
+		.nvme_ctrl = "nvme3", .aen_result = 0x040002, .has_nsids = true,
+		.nsid_count = 2, .nsids = { 1, 7 }, .nsids_listed = 30,
+	};
+	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &rec, 1), 0);
+	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
+					skb->len, NULL, NULL), 0);
+	KUNIT_ASSERT_NOT_NULL(test, tb[UAEVENTS_ATTR_NVME_NSIDS]);
+	KUNIT_EXPECT_EQ(test, nla_len(tb[UAEVENTS_ATTR_NVME_NSIDS]), 8);
+	KUNIT_EXPECT_EQ(test, ((u32 *)nla_data(tb[UAEVENTS_ATTR_NVME_NSIDS]))[1], 7U);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[UAEVENTS_ATTR_NVME_NSIDS_LISTED]), 30U);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[UAEVENTS_ATTR_NVME_AEN_RESULT]), 0x040002U);
 	kfree_skb(skb);
 
 	/* A failed NVMe request: its request, status and class; no SCSI command fields. */

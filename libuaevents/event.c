@@ -60,6 +60,8 @@ static struct nla_policy event_policy[UAEVENTS_ATTR_MAX + 1] = {
 	[UAEVENTS_ATTR_NVME_STATUS] = { .type = NLA_U16 },
 	[UAEVENTS_ATTR_NVME_ANA_GROUP] = { .type = NLA_U32 },
 	[UAEVENTS_ATTR_NVME_ANA_STATE] = { .type = NLA_U8 },
+	[UAEVENTS_ATTR_NVME_NSIDS] = { .type = NLA_UNSPEC },
+	[UAEVENTS_ATTR_NVME_NSIDS_LISTED] = { .type = NLA_U32 },
 };
 
 /* Attributes without which a message is not an event. */
@@ -110,6 +112,32 @@ static uint8_t get_u8(struct nlattr **tb, int attr)
 	return tb[attr] ? nla_get_u8(tb[attr]) : 0;
 }
 
+_Static_assert(UAE_NVME_NSIDS_MAX == UAEVENTS_NSIDS_MAX, "the library carries what the module sends");
+
+/*
+ * A changed namespace list, if the event has one: whole IDs, at most UAEVENTS_NSIDS_MAX,
+ * with how many the log listed (at least those, at most the 1,024 a page holds, or "more").
+ */
+static bool nsids_valid(struct nlattr **tb)
+{
+	const struct nlattr *ids = tb[UAEVENTS_ATTR_NVME_NSIDS];
+	uint32_t listed;
+	int len;
+
+	if (!ids && !tb[UAEVENTS_ATTR_NVME_NSIDS_LISTED])
+		return true;
+	if (!ids || !tb[UAEVENTS_ATTR_NVME_NSIDS_LISTED])
+		return false;
+	len = nla_len(ids);
+	listed = nla_get_u32(tb[UAEVENTS_ATTR_NVME_NSIDS_LISTED]);
+	if (len % sizeof(uint32_t) || len > UAEVENTS_NSIDS_MAX * (int)sizeof(uint32_t))
+		return false;
+	if (listed == UAEVENTS_NSIDS_OVERFLOW)
+		return len == 0;
+	return listed >= len / sizeof(uint32_t) && listed <= UAE_NSIDS_PER_LOG &&
+	       (listed > UAEVENTS_NSIDS_MAX || listed == len / sizeof(uint32_t));
+}
+
 /*
  * An NVMe event: an asynchronous event with its result, an ANA group's state with the
  * group and state, or a failed request; NVMe has no other kind.
@@ -118,7 +146,7 @@ static bool nvme_event_valid(struct nlattr **tb)
 {
 	switch (get_u8(tb, UAEVENTS_ATTR_KIND)) {
 	case UAE_EVENT_AEN:
-		return tb[UAEVENTS_ATTR_NVME_AEN_RESULT];
+		return tb[UAEVENTS_ATTR_NVME_AEN_RESULT] && nsids_valid(tb);
 	case UAE_EVENT_ANA:
 		/* A group id is at most the controller's ANAGRPMAX: an int's worth here. */
 		return tb[UAEVENTS_ATTR_NVME_ANA_GROUP] && tb[UAEVENTS_ATTR_NVME_ANA_STATE] &&
@@ -241,6 +269,13 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	}
 	if (tb[UAEVENTS_ATTR_NVME_AEN_RESULT])
 		ev->aen_result = nla_get_u32(tb[UAEVENTS_ATTR_NVME_AEN_RESULT]);
+	if (tb[UAEVENTS_ATTR_NVME_NSIDS]) {
+		ev->has_nsids = true;
+		ev->nsid_count = nla_len(tb[UAEVENTS_ATTR_NVME_NSIDS]) / sizeof(uint32_t);
+		memcpy(ev->nsids, nla_data(tb[UAEVENTS_ATTR_NVME_NSIDS]),
+		       ev->nsid_count * sizeof(uint32_t));
+		ev->nsids_listed = nla_get_u32(tb[UAEVENTS_ATTR_NVME_NSIDS_LISTED]);
+	}
 	if (ev->kind == UAE_EVENT_ANA) {
 		ev->ana_group = nla_get_u32(tb[UAEVENTS_ATTR_NVME_ANA_GROUP]);
 		ev->ana_state = nla_get_u8(tb[UAEVENTS_ATTR_NVME_ANA_STATE]);
@@ -577,6 +612,18 @@ int uae_event_get_aen_log_page(const struct uae_event *ev)
 	if (!ev)
 		return -EINVAL;
 	return ev->kind == UAE_EVENT_AEN ? (int)UAE_NVME_AEN_LOG_PAGE(ev->aen_result) : -ENODATA;
+}
+
+int uae_event_get_nvme_nsids(const struct uae_event *ev, const uint32_t **nsids,
+			     unsigned int *count)
+{
+	if (!ev || !nsids || !count)
+		return -EINVAL;
+	*nsids = ev->nsids;
+	*count = ev->has_nsids ? ev->nsid_count : 0;
+	if (!ev->has_nsids)
+		return -ENODATA;
+	return ev->nsids_listed == UAEVENTS_NSIDS_OVERFLOW ? -EOVERFLOW : (int)ev->nsids_listed;
 }
 
 int uae_event_get_ana_group(const struct uae_event *ev)

@@ -169,6 +169,18 @@ int uae_event_get_aen_log_page(const struct uae_event *ev);
  */
 int uae_event_get_nvme_status(const struct uae_event *ev);
 /*
+ * The namespaces that changed, as the Changed Namespace List log page the driver read
+ * after a namespace attribute changed event listed them (an UAE_EVENT_AEN named
+ * "NVME_CHANGED_NAMESPACE_LIST"): *nsids and *count the IDs the event carries, the first 24 in
+ * the log's order.  Returns how many the log listed (more than *count when it listed
+ * more), -EOVERFLOW when more changed than the log can list (every namespace may have),
+ * -ENODATA for an event without a list.
+ */
+int uae_event_get_nvme_nsids(const struct uae_event *ev, const uint32_t **nsids,
+			     unsigned int *count);
+/* The most IDs uae_event_get_nvme_nsids() gives (*count). */
+#define UAE_NVME_NSIDS_MAX 24
+/*
  * An ANA state event's (UAE_EVENT_ANA) group, -ENODATA for another kind; and its state as
  * sysfs' ana_state names it: "optimized", "non-optimized", "inaccessible",
  * "persistent-loss", "change", or NULL (another kind, or a state the library does not know).

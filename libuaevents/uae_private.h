@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <linux/netlink.h>
+#include <linux/uaevents.h>
 
 #include "libuaevents.h"
 
@@ -60,7 +61,14 @@ struct uae_event {
 	uint8_t ana_state;
 	bool has_nvme_status;
 	uint16_t nvme_status;
+	bool has_nsids;			/* a changed namespace list */
+	unsigned int nsid_count;
+	uint32_t nsids[UAEVENTS_NSIDS_MAX];
+	uint32_t nsids_listed;		/* or UAEVENTS_NSIDS_OVERFLOW */
 };
+
+/* The IDs a Changed Namespace List log page (4,096 bytes) can list. */
+#define UAE_NSIDS_PER_LOG	1024
 
 /*
  * Parse and validate one uaevents message.  0 with *ret NULL: a well-formed message that

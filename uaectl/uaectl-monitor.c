@@ -19,6 +19,48 @@ static void add_string(json_object *o, const char *key, const char *value)
 	json_object_object_add(o, key, value ? json_object_new_string(value) : NULL);
 }
 
+/*
+ * A changed namespace list: "nsids" the IDs the event carries, "nsids_listed" how many the
+ * log listed (-1: more than it can hold).
+ */
+static void add_nsids(json_object *o, struct uae_event *ev)
+{
+	const uint32_t *nsids;
+	unsigned int count;
+	int listed = uae_event_get_nvme_nsids(ev, &nsids, &count);
+	json_object *a;
+
+	if (listed == -ENODATA)
+		return;
+	a = json_object_new_array();
+	for (unsigned int i = 0; i < count; i++)
+		json_object_array_add(a, json_object_new_int64(nsids[i]));
+	json_object_object_add(o, "nsids", a);
+	json_object_object_add(o, "nsids_listed", json_object_new_int(listed < 0 ? -1 : listed));
+}
+
+/* " notice 0x040002 log=04h", and a changed namespace list's " nsids=1,2 (+3 more)". */
+static void print_aen(struct uae_event *ev)
+{
+	const uint32_t *nsids;
+	unsigned int count;
+	int listed = uae_event_get_nvme_nsids(ev, &nsids, &count);
+
+	printf(" %s 0x%06" PRIx32 " log=%02Xh", uae_event_get_aen_class(ev),
+	       uae_event_get_aen_result(ev), uae_event_get_aen_log_page(ev));
+	if (listed == -ENODATA)
+		return;
+	if (listed == -EOVERFLOW) {
+		printf(" nsids=more-than-the-log-holds");
+		return;
+	}
+	printf(" nsids=");
+	for (unsigned int i = 0; i < count; i++)
+		printf("%s%" PRIu32, i ? "," : "", nsids[i]);
+	if ((unsigned int)listed > count)
+		printf(" (+%u more)", (unsigned int)listed - count);
+}
+
 json_object *uaectl_event_json(struct uae_event *ev)
 {
 	json_object *o = json_object_new_object();
@@ -64,6 +106,7 @@ json_object *uaectl_event_json(struct uae_event *ev)
 		add_string(o, "aen_class", uae_event_get_aen_class(ev));
 		json_object_object_add(o, "log_page",
 				       json_object_new_int(uae_event_get_aen_log_page(ev)));
+		add_nsids(o, ev);
 	}
 	if (uae_event_get_kind(ev) == UAE_EVENT_ANA) {
 		json_object_object_add(o, "ana_group",
@@ -176,8 +219,7 @@ void uaectl_print_event(struct uae_event *ev, bool json, struct uae_stack *stack
 			printf(" group=%d %s", uae_event_get_ana_group(ev),
 			       uae_event_get_ana_state(ev) ?: "unknown");
 		else if (uae_event_get_kind(ev) == UAE_EVENT_AEN)
-			printf(" %s 0x%06" PRIx32 " log=%02Xh", uae_event_get_aen_class(ev),
-			       uae_event_get_aen_result(ev), uae_event_get_aen_log_page(ev));
+			print_aen(ev);
 		else
 			printf(" %s %s failover=%s", uae_event_get_severity(ev),
 			       uae_event_get_locus(ev), uae_event_get_failover(ev) ? "yes" : "no");

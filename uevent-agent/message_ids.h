@@ -64,6 +64,8 @@ static const struct uae_message_id uae_message_ids[] = {
 	  LOG_WARNING },
 	{ UAE_EVENT_AEN, "NVME_NAMESPACE_ATTRIBUTE_CHANGED", "5e40d1d288b449f7be9d088858511965",
 	  LOG_NOTICE },
+	/* Which namespaces: the list the driver read after that event. */
+	{ UAE_EVENT_AEN, "NVME_CHANGED_NAMESPACE_LIST", "ff4a0eb02efc478ca1e764161f90a85e", LOG_NOTICE },
 	{ UAE_EVENT_AEN, "NVME_ANA_CHANGE", "923248ae95eb4dfba14fc0964f25a19a", LOG_NOTICE },
 	{ UAE_EVENT_AEN, "NVME_FIRMWARE_ACTIVATION_STARTING", "c08d6436a0234736b4cb2c9f2ffd08c2",
 	  LOG_NOTICE },

@@ -81,6 +81,28 @@ static int priority_of(const struct uae_message_id *mid, struct uae_event *ev)
 }
 
 /*
+ * A changed namespace list's IDs, "1, 2, 7 and 3 more", or "more than the log can list";
+ * "" for an event without one.
+ */
+static void format_nsids(struct uae_event *ev, const char *sep, char *buf, size_t size)
+{
+	const uint32_t *nsids;
+	unsigned int count;
+	int listed = uae_event_get_nvme_nsids(ev, &nsids, &count);
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (listed == -EOVERFLOW) {
+		snprintf(buf, size, "more than the log can list");
+		return;
+	}
+	for (unsigned int i = 0; i < count && n < size; i++)
+		n += snprintf(buf + n, size - n, "%s%" PRIu32, i ? sep : "", nsids[i]);
+	if (listed > (int)count && n < size)
+		snprintf(buf + n, size - n, " and %u more", listed - count);
+}
+
+/*
  * "nvme0: NVMe asynchronous event NVME_ANA_CHANGE (notice 03h, log page 0Ch): ...": what
  * the controller said, and what the driver does about it by itself.
  */
@@ -90,6 +112,14 @@ static int format_aen(struct uae_event *ev, char *buf, size_t size)
 	uint32_t result = uae_event_get_aen_result(ev);
 	const char *what = "";
 
+	if (!strcmp(name, "NVME_CHANGED_NAMESPACE_LIST")) {
+		char ids[256];
+
+		format_nsids(ev, ", ", ids, sizeof(ids));
+		return snprintf(buf, size, "%s: NVMe namespaces changed: %s (the changed "
+				"namespace list the NVMe driver read); it rescans them itself",
+				ctrl ? ctrl : "unknown NVMe controller", ids);
+	}
 	if (!strcmp(name, "NVME_NAMESPACE_ATTRIBUTE_CHANGED"))
 		what = "; the NVMe driver rescans the controller's namespaces itself";
 	else if (!strcmp(name, "NVME_ANA_CHANGE"))
@@ -164,6 +194,24 @@ static void format_message(struct uae_event *ev, struct uae_stack *stack, char *
 		snprintf(buf + n, size - n, " [injected test event]");
 }
 
+/* A changed namespace list: UAEVENTS_NVME_NSIDS "1 2 7", UAEVENTS_NVME_NSIDS_LISTED. */
+static void nsid_fields(struct uaed_fields *f, struct uae_event *ev)
+{
+	const uint32_t *nsids;
+	unsigned int count;
+	int listed = uae_event_get_nvme_nsids(ev, &nsids, &count);
+	char ids[UAE_NVME_NSIDS_MAX * 11 + 1] = "", buf[16];
+	size_t n = 0;
+
+	if (listed == -ENODATA)
+		return;
+	for (unsigned int i = 0; i < count; i++)
+		n += snprintf(ids + n, sizeof(ids) - n, "%s%" PRIu32, i ? " " : "", nsids[i]);
+	uaed_fields_add(f, "UAEVENTS_NVME_NSIDS", ids);
+	snprintf(buf, sizeof(buf), "%d", listed);
+	uaed_fields_add(f, "UAEVENTS_NVME_NSIDS_LISTED", listed < 0 ? "more" : buf);
+}
+
 /*
  * An NVMe event's own fields: UAEVENTS_TRANSPORT=nvme, UAEVENTS_NVME_CONTROLLER; a failed
  * request's UAEVENTS_NVME_STATUS; an asynchronous event's UAEVENTS_AEN_RESULT,
@@ -193,6 +241,7 @@ static void nvme_fields(struct uaed_fields *f, struct uae_event *ev)
 	uaed_fields_add(f, "UAEVENTS_AEN_CLASS", uae_event_get_aen_class(ev));
 	snprintf(buf, sizeof(buf), "0x%02x", uae_event_get_aen_log_page(ev));
 	uaed_fields_add(f, "UAEVENTS_LOG_PAGE", buf);
+	nsid_fields(f, ev);
 }
 
 /* @stack: what sits above its LU, or NULL with why it is not known (@stack_err). */

@@ -85,6 +85,8 @@ _GETTERS = {
     "aen_class": _str, "nvme_status": ctypes.c_int, "ana_group": ctypes.c_int,
     "ana_state": _str,
 }
+_get_nsids = _fn("uae_event_get_nvme_nsids", ctypes.c_int, _p,
+                 ctypes.POINTER(ctypes.POINTER(ctypes.c_uint32)), ctypes.POINTER(ctypes.c_uint))
 _get = {k: _fn("uae_event_get_" + k, t, _p) for k, t in _GETTERS.items()}
 _has_sense = _fn("uae_event_has_sense", ctypes.c_int, _p)
 _stack_cache_new = _fn("uae_stack_cache_new", ctypes.c_int, ctypes.POINTER(_p))
@@ -176,6 +178,10 @@ class Event:
     nvme_status: Optional[int] = None       #: a failed NVMe request's (0x4006...)
     ana_group: Optional[int] = None         #: ANA: the group
     ana_state: Optional[str] = None         #: ANA: "optimized", "inaccessible", ...
+    #: NVME_CHANGED_NAMESPACE_LIST: the namespace IDs it carries (the log's first 24)
+    nsids: Optional[Tuple[int, ...]] = None
+    #: and how many the log listed; -1: more than it can hold (any may have changed)
+    nsids_listed: Optional[int] = None
     #: what sits above the device when the event was received (Monitor(stack=True));
     #: None otherwise, or when it has no block device (gone, a tape)
     stack: Optional["Stack"] = dataclasses.field(default=None, compare=False)
@@ -194,6 +200,9 @@ class Event:
         lba, sectors = ctypes.c_uint64(), ctypes.c_uint32()
         # 1: filled; 0: the event has no block request range.
         has_lba = _get_lba(ev, ctypes.byref(lba), ctypes.byref(sectors)) == 1
+        ids, count = ctypes.POINTER(ctypes.c_uint32)(), ctypes.c_uint()
+        listed = _get_nsids(ev, ctypes.byref(ids), ctypes.byref(count))
+        nsids = tuple(ids[i] for i in range(count.value)) if listed != -_errno.ENODATA else None
         ns = v["timestamp_ns"]
         return cls(
             kind=Kind(v["kind"]), name=v["name"], category=v["category"], seq=v["seq"],
@@ -213,7 +222,8 @@ class Event:
             aen_class=v["aen_class"],
             nvme_status=v["nvme_status"] if v["nvme_status"] >= 0 else None,
             ana_group=v["ana_group"] if v["ana_group"] >= 0 else None,
-            ana_state=v["ana_state"])
+            ana_state=v["ana_state"], nsids=nsids,
+            nsids_listed=None if nsids is None else listed if listed >= 0 else -1)
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uae_event_get_aen_log_page(ev);
 		CHECK(uae_event_get_kind(ev) != UAE_EVENT_ANA || uae_event_get_ana_group(ev) >= 0);
 		uae_event_get_ana_state(ev);
+		{
+			const uint32_t *nsids;
+			unsigned int count;
+			int listed = uae_event_get_nvme_nsids(ev, &nsids, &count);
+
+			/* What the event carries: its count, at most what the log listed. */
+			CHECK(count <= UAEVENTS_NSIDS_MAX);
+			CHECK(listed < 0 || (unsigned int)listed >= count);
+			for (unsigned int i = 0; i < count; i++)
+				(void)nsids[i];
+		}
 		uae_event_unref(ev);
 	}
 	free(nlh);

@@ -357,6 +357,79 @@ START_TEST(ana_event)
 }
 END_TEST
 
+/* A changed namespace list: @n IDs 1..@n carried, @listed as the log listed them. */
+static struct nl_msg *build_nsids(unsigned int n, int bytes, int64_t listed)
+{
+	struct nl_msg *msg = build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_AEN, true, "nvme5");
+	uint32_t ids[UAEVENTS_NSIDS_MAX + 1];
+
+	for (unsigned int i = 0; i < n; i++)
+		ids[i] = i + 1;
+	nla_put_string(msg, UAEVENTS_ATTR_EVENT, "NVME_CHANGED_NAMESPACE_LIST");
+	if (bytes >= 0)
+		nla_put(msg, UAEVENTS_ATTR_NVME_NSIDS, bytes, ids);
+	if (listed >= 0)
+		nla_put_u32(msg, UAEVENTS_ATTR_NVME_NSIDS_LISTED, (uint32_t)listed);
+	return msg;
+}
+
+START_TEST(nsid_list)
+{
+	const uint32_t *nsids;
+	unsigned int count = 99;
+	struct uae_event *ev;
+
+	ck_assert_int_eq(parse(build_nsids(2, 8, 2), &ev), 0);
+	ck_assert_str_eq(uae_event_get_name(ev), "NVME_CHANGED_NAMESPACE_LIST");
+	ck_assert_int_eq(uae_event_get_nvme_nsids(ev, &nsids, &count), 2);
+	ck_assert_uint_eq(count, 2);
+	ck_assert_uint_eq(nsids[0], 1);
+	ck_assert_uint_eq(nsids[1], 2);
+	uae_event_unref(ev);
+	/* The log listed more than the event carries: the first ones, and how many. */
+	ck_assert_int_eq(parse(build_nsids(UAEVENTS_NSIDS_MAX, UAEVENTS_NSIDS_MAX * 4, 1000), &ev),
+			 0);
+	ck_assert_int_eq(uae_event_get_nvme_nsids(ev, &nsids, &count), 1000);
+	ck_assert_uint_eq(count, UAE_NVME_NSIDS_MAX);
+	ck_assert_uint_eq(nsids[UAEVENTS_NSIDS_MAX - 1], UAEVENTS_NSIDS_MAX);
+	uae_event_unref(ev);
+	/* More changed than the log can list. */
+	ck_assert_int_eq(parse(build_nsids(0, 0, UAEVENTS_NSIDS_OVERFLOW), &ev), 0);
+	ck_assert_int_eq(uae_event_get_nvme_nsids(ev, &nsids, &count), -EOVERFLOW);
+	ck_assert_uint_eq(count, 0);
+	uae_event_unref(ev);
+	/* An event without a list. */
+	ck_assert_int_eq(parse(build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_AEN, true, "nvme3"),
+			       &ev), 0);
+	ck_assert_int_eq(uae_event_get_nvme_nsids(ev, &nsids, &count), -ENODATA);
+	ck_assert_uint_eq(count, 0);
+	uae_event_unref(ev);
+	ck_assert_int_eq(uae_event_get_nvme_nsids(NULL, &nsids, &count), -EINVAL);
+}
+END_TEST
+
+/* Lists that do not add up are refused. */
+START_TEST(bogus_nsid_list_refused)
+{
+	struct uae_event *ev = NULL;
+
+	/* Half an ID; more IDs than an event carries; IDs without a count, a count alone. */
+	ck_assert_int_eq(parse(build_nsids(2, 6, 2), &ev), -EBADMSG);
+	ck_assert_int_eq(parse(build_nsids(UAEVENTS_NSIDS_MAX + 1, (UAEVENTS_NSIDS_MAX + 1) * 4,
+					   UAEVENTS_NSIDS_MAX + 1), &ev), -EBADMSG);
+	ck_assert_int_eq(parse(build_nsids(2, 8, -1), &ev), -EBADMSG);
+	ck_assert_int_eq(parse(build_nsids(0, -1, 2), &ev), -EBADMSG);
+	/* Fewer listed than carried; more carried than listed but not all; beyond a log. */
+	ck_assert_int_eq(parse(build_nsids(3, 12, 2), &ev), -EBADMSG);
+	ck_assert_int_eq(parse(build_nsids(3, 12, 5), &ev), -EBADMSG);
+	ck_assert_int_eq(parse(build_nsids(UAEVENTS_NSIDS_MAX, UAEVENTS_NSIDS_MAX * 4, 1025), &ev),
+			 -EBADMSG);
+	/* "More than the log holds" with IDs. */
+	ck_assert_int_eq(parse(build_nsids(1, 4, UAEVENTS_NSIDS_OVERFLOW), &ev), -EBADMSG);
+	ck_assert_ptr_null(ev);
+}
+END_TEST
+
 START_TEST(bogus_aen_refused)
 {
 	struct uae_event *ev = NULL;
@@ -492,6 +565,8 @@ int main(void)
 	tcase_add_test(tc, nvme_error_event);
 	tcase_add_test(tc, ana_event);
 	tcase_add_test(tc, bogus_aen_refused);
+	tcase_add_test(tc, nsid_list);
+	tcase_add_test(tc, bogus_nsid_list_refused);
 	tcase_add_test(tc, hostile_strings_refused);
 	tcase_add_test(tc, filters);
 	tcase_add_test(tc, errors_have_messages);

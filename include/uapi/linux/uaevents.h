@@ -57,7 +57,10 @@ enum uaevents_kind {
 	/*
 	 * An NVMe controller's asynchronous event (since 0.2): UAEVENTS_ATTR_NVME_AEN_RESULT,
 	 * the controller (UAEVENTS_ATTR_NVME_CTRL, unless the module could not tell it), no
-	 * SCSI address.  In group "nvme".
+	 * SCSI address.  In group "nvme".  Also (since 0.2) the list of changed namespaces
+	 * the driver read from the Changed Namespace List log page that a "namespace
+	 * attribute changed" event pointed it to: UAEVENTS_ATTR_EVENT
+	 * "NVME_CHANGED_NAMESPACE_LIST", NVME_AEN_RESULT that event's, UAEVENTS_ATTR_NVME_NSIDS.
 	 */
 	UAEVENTS_KIND_AEN,
 	/*
@@ -74,6 +77,10 @@ enum uaevents_transport {
 	UAEVENTS_TRANSPORT_SCSI = 0,
 	UAEVENTS_TRANSPORT_NVME,
 };
+
+/* UAEVENTS_ATTR_NVME_NSIDS: the most an event carries; NVME_NSIDS_LISTED's "more". */
+#define UAEVENTS_NSIDS_MAX		24
+#define UAEVENTS_NSIDS_OVERFLOW		0xffffffffU
 
 /* UAEVENTS_ATTR_FLAGS */
 #define UAEVENTS_FLAG_PASSTHROUGH	0x1	/* a pass-through (SCSI command) request */
@@ -213,6 +220,15 @@ enum uaevents_attr {
 	UAEVENTS_ATTR_NVME_ANA_GROUP,		/* u32: ANA group id */
 	/* u8: 1 optimized, 2 non-optimized, 3 inaccessible, 4 persistent loss, 15 change */
 	UAEVENTS_ATTR_NVME_ANA_STATE,
+	/*
+	 * Appended in 0.2 too.  NVME_NSIDS: the namespace IDs a Changed Namespace List log page
+	 * listed, in its order, at most UAEVENTS_NSIDS_MAX of them.  NVME_NSIDS_LISTED: how
+	 * many it listed, more than NVME_NSIDS carries when it listed more than that;
+	 * UAEVENTS_NSIDS_OVERFLOW when more namespaces changed than the page can hold (its
+	 * first entry FFFFFFFFh): every namespace may have changed.
+	 */
+	UAEVENTS_ATTR_NVME_NSIDS,		/* binary: u32 array, host order */
+	UAEVENTS_ATTR_NVME_NSIDS_LISTED,	/* u32 */
 
 	__UAEVENTS_ATTR_MAX,
 	UAEVENTS_ATTR_MAX = __UAEVENTS_ATTR_MAX - 1
