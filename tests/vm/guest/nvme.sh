@@ -7,7 +7,7 @@
 # unloaded and loaded again over nvme_core: the events still come, nothing warns.  And a
 # failed read, from a namespace on a null_blk device with bad blocks: its status named
 # and classified.  Last, SMART / health warnings from QEMU's emulated NVMe controller.
-# tap-plan: 42
+# tap-plan: 45
 . /bin/lib.sh
 . /bin/nvme-lib.sh
 
@@ -33,6 +33,20 @@ aen_seen() {
 		>/dev/null && return 0
 	{ echo "want $1 ($2) on $CTRL, ${3:-1} time(s); the monitor's events:"
 	  jq -c '{seq, kind, event, controller, aen_result, aen_class, repeat}' /tmp/monitor.json
+	  cat /tmp/monitor.err; } >"$SAW" 2>&1
+	return 1
+}
+
+# nslists_seen MIN: at least MIN changed namespace lists on our controller, the ones the
+# driver read after each namespace event, and each names namespace 1 alone.
+nslists_seen() {
+	tail -n "+$((MARK + 1))" /tmp/monitor.json | jq -n -e --arg c "$CTRL" --argjson min "$1" \
+		'[inputs | select(.event == "NVME_CHANGED_NAMESPACE_LIST")] as $l
+		| ($l | length) >= $min and all($l[]; .kind == "aen" and .controller == $c
+			and .nsids == [1] and .nsids_listed == 1 and .aen_result == 262146
+			and .log_page == 4 and .repeat == 1)' >/dev/null && return 0
+	{ echo "want $1 or more lists of namespace 1 alone on $CTRL; the monitor's:"
+	  jq -c 'select(.event == "NVME_CHANGED_NAMESPACE_LIST")' /tmp/monitor.json
 	  cat /tmp/monitor.err; } >"$SAW" 2>&1
 	return 1
 }
@@ -76,6 +90,8 @@ echo 1 >"$CFG/subsystems/$NQN/namespaces/1/revalidate_size"
 check "resize: NVME_NAMESPACE_ATTRIBUTE_CHANGED (0x040002) on $CTRL" \
 	wait_for 20 aen_seen NVME_NAMESPACE_ATTRIBUTE_CHANGED 262146
 check "resize: the driver rescanned by itself (262144 sectors)" wait_for 20 sectors_are 262144
+check "resize: the changed namespace list the driver read names namespace 1 alone" \
+	wait_for 20 nslists_seen 1
 
 # 2. Disabled, then enabled: one event each, once the host has read the changed
 # namespace list (nvmet holds the next event of a kind until then: its disk's going
@@ -87,6 +103,8 @@ check "enable: the namespace's disk comes back" wait_for 30 our_disk
 DISK=$(our_disk)
 check "disable and enable: 3 namespace events in all, as many as the target sent" \
 	wait_for 20 aen_seen NVME_NAMESPACE_ATTRIBUTE_CHANGED 262146 3
+check "disable and enable: a changed namespace list after each event, each of namespace 1" \
+	wait_for 20 nslists_seen 3
 
 # 3. An ANA group's state on the port: ANA change (notice 03h, log page 0Ch), then the
 # group's new state as the controller read it.  The controller read its ANA log as it
@@ -162,6 +180,9 @@ journal_has() {
 check "journal: the namespace change, its MESSAGE_ID, notice, result 0x040002" \
 	wait_for 20 journal_has NVME_NAMESPACE_ATTRIBUTE_CHANGED 5e40d1d288b449f7be9d088858511965 5 \
 	'.UAEVENTS_AEN_RESULT == "0x040002" and .UAEVENTS_LOG_PAGE == "0x04"'
+check "journal: the changed namespace list, its MESSAGE_ID, notice, namespace 1" \
+	wait_for 20 journal_has NVME_CHANGED_NAMESPACE_LIST ff4a0eb02efc478ca1e764161f90a85e 5 \
+	'.UAEVENTS_NVME_NSIDS == "1" and .UAEVENTS_NVME_NSIDS_LISTED == "1"'
 check "journal: the ANA change, its MESSAGE_ID, notice" \
 	wait_for 20 journal_has NVME_ANA_CHANGE 923248ae95eb4dfba14fc0964f25a19a 5 \
 	'.UAEVENTS_AEN_CLASS == "notice"'
