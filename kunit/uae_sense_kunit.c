@@ -8,6 +8,7 @@
  */
 #include <kunit/test.h>
 #include <linux/blk_types.h>
+#include <linux/log2.h>
 #include <linux/nvme.h>
 #include <scsi/scsi_proto.h>
 #include <scsi/scsi_status.h>
@@ -442,6 +443,18 @@ static void uae_kunit_nvme_aens(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, uae_nvme_ana_state_name(NVME_ANA_PERSISTENT_LOSS),
 			   "persistent-loss");
 	KUNIT_EXPECT_STREQ(test, uae_nvme_ana_state_name(NVME_ANA_CHANGE), "change");
+	/* The SMART log's critical warning bits at Linux's values (ilog2 of each mask). */
+	KUNIT_EXPECT_STREQ(test, uae_nvme_crit_warning_name(ilog2(NVME_SMART_CRIT_SPARE)),
+			   "spare-below-threshold");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_crit_warning_name(ilog2(NVME_SMART_CRIT_TEMPERATURE)),
+			   "temperature");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_crit_warning_name(ilog2(NVME_SMART_CRIT_RELIABILITY)),
+			   "reliability-degraded");
+	KUNIT_EXPECT_STREQ(test, uae_nvme_crit_warning_name(ilog2(NVME_SMART_CRIT_MEDIA)),
+			   "read-only");
+	KUNIT_EXPECT_STREQ(test,
+			   uae_nvme_crit_warning_name(ilog2(NVME_SMART_CRIT_VOLATILE_MEMORY)),
+			   "volatile-backup-failed");
 }
 
 static struct kunit_case uae_nvme_cases[] = {

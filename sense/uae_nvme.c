@@ -126,6 +126,34 @@ const char *uae_nvme_ana_state_name(uint8_t state)
 	return NULL;
 }
 
+/*
+ * The SMART / Health Information log's Critical Warning bits (NVM Express Base
+ * Specification, log page 02h, byte 0), bit 0 first.
+ */
+static const char *const uae_nvme_crit_warnings[] = {
+	"spare-below-threshold", "temperature", "reliability-degraded", "read-only",
+	"volatile-backup-failed", "pmr-read-only",
+};
+
+const char *uae_nvme_crit_warning_name(unsigned int bit)
+{
+	return bit < UAE_NVME_ARRAY_SIZE(uae_nvme_crit_warnings) ? uae_nvme_crit_warnings[bit] :
+	       NULL;
+}
+
+int uae_nvme_smart_parse(const uint8_t *log, size_t len, struct uae_nvme_smart *out)
+{
+	if (!log || len < UAE_NVME_SMART_LOG_LEN)
+		return -1;
+	out->crit_warning = log[0];
+	out->temperature_k = (uint16_t)(log[1] | log[2] << 8);
+	out->avail_spare = log[3];
+	out->spare_thresh = log[4];
+	out->percent_used = log[5];
+	out->endurance_crit = log[6];
+	return 0;
+}
+
 unsigned int uae_nvme_class_rule_count(void)
 {
 	return UAE_NVME_ARRAY_SIZE(uae_nvme_rules);

@@ -64,4 +64,21 @@ const char *uae_nvme_aen_class(uint32_t result);
 const char *uae_nvme_ana_event_name(uint8_t state);
 const char *uae_nvme_ana_state_name(uint8_t state);
 
+/*
+ * The SMART / Health Information log (page 02h): what its first bytes say.  Temperature in
+ * kelvins (0: the controller reports none); percentages as the controller sent them (the
+ * spare 0-100, used up to 255: beyond 100 the drive is past its rated endurance).
+ */
+#define UAE_NVME_SMART_LOG_LEN	512
+struct uae_nvme_smart {
+	uint8_t crit_warning;		/* bit 0: spare, 1: temperature, 2: reliability, ... */
+	uint16_t temperature_k;		/* composite temperature */
+	uint8_t avail_spare, spare_thresh, percent_used;
+	uint8_t endurance_crit;		/* endurance group critical warning summary */
+};
+/* @log's first UAE_NVME_SMART_LOG_LEN bytes into @out: 0, or -1 if @len is short. */
+int uae_nvme_smart_parse(const uint8_t *log, size_t len, struct uae_nvme_smart *out);
+/* A Critical Warning bit's name ("spare-below-threshold"), NULL for a reserved one. */
+const char *uae_nvme_crit_warning_name(unsigned int bit);
+
 #endif /* UAE_NVME_H */

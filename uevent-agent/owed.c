@@ -13,6 +13,7 @@
 #include <systemd/sd-id128.h>
 
 #include "hooks.h"
+#include "nvme-health.h"
 #include "owed.h"
 
 static int add_str(struct json_object *o, const char *key, const char *value)
@@ -53,6 +54,8 @@ struct json_object *uaed_owed_job(const char *job, unsigned int reports,
 	r = r ?: add_str(ev, "hctl", e->hctl);
 	r = r ?: add_str(ev, "devname", e->devname);
 	r = r ?: add_str(ev, "wwid", e->wwid);
+	if (e->nvme_ctrl[0])
+		r = r ?: add_str(ev, "nvme_ctrl", e->nvme_ctrl);
 	r = r ?: add_str(o, "job", job);
 	r = r ?: add_u64(o, "reports", reports);
 	if (r == 0 && json_object_object_add(o, "event", ev) == 0)
@@ -111,6 +114,16 @@ int uaed_owed_job_parse(struct json_object *o, const char **job, unsigned int *r
 		return -EINVAL;
 	if (json_object_object_get_ex(o, "reports", NULL) && !get_u64(o, "reports", UINT32_MAX, &n))
 		return -EINVAL;
+	/* An NVMe controller's ("nvme0"): it has no SCSI address, and its name is a path. */
+	if (json_object_object_get_ex(ev, "nvme_ctrl", NULL)) {
+		if (!get_str(ev, "nvme_ctrl", e->nvme_ctrl, sizeof(e->nvme_ctrl)) ||
+		    !uaed_nvme_controller_name(e->nvme_ctrl) || e->hctl[0] ||
+		    strchr(e->devname, '/'))
+			return -EINVAL;
+		*reports = n;
+		*job = json_object_get_string(j);
+		return 0;
+	}
 	e->host = host;
 	e->channel = channel;
 	e->target = target;

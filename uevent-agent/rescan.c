@@ -23,6 +23,7 @@
 #include <libudev.h>
 
 #include "alua.h"
+#include "nvme-health.h"
 #include "libuaevents.h"
 #include "children.h"
 #include "jobs.h"
@@ -41,13 +42,22 @@
 #define MAX_RUNNING 16
 
 /* EMPTY_TARGET: the reconciler's scan of a target with no LU here (no report came). */
-enum action { SCAN_TARGET, EMPTY_TARGET, RESCAN_WWID, RESCAN_DEVICE, RECONCILE, ALUA_STATE };
+enum action {
+	SCAN_TARGET, EMPTY_TARGET, RESCAN_WWID, RESCAN_DEVICE, RECONCILE, ALUA_STATE,
+	NVME_HEALTH,		/* an NVMe controller's SMART / health log, after its event */
+};
 /* As the metrics name them, after the journal entries each writes. */
 static const char *const job_names[] = {
 	[SCAN_TARGET] = "scan-target", [EMPTY_TARGET] = "scan-empty-target",
 	[RESCAN_WWID] = "rescan-paths", [RESCAN_DEVICE] = "rescan-device",
-	[RECONCILE] = "reconcile", [ALUA_STATE] = "alua-state",
+	[RECONCILE] = "reconcile", [ALUA_STATE] = "alua-state", [NVME_HEALTH] = "nvme-health",
 };
+
+/* Reports: they read, change nothing, and are made whatever the rescan settings say. */
+static bool is_report(enum action action)
+{
+	return action == ALUA_STATE || action == NVME_HEALTH;
+}
 
 /* A LU's command count at the reconciler's last round, to tell whether it is idle. */
 struct counted {
@@ -186,9 +196,9 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
 /* Targets the job works on: the reporting one; a WWID's paths also by their WWID. */
 static bool conflict(const struct pending *p, const struct pending *q)
 {
-	/* TEST UNIT READYs and ALUA reports change nothing: they may go beside any job. */
-	if (p->action == RECONCILE || q->action == RECONCILE || p->action == ALUA_STATE ||
-	    q->action == ALUA_STATE)
+	/* TEST UNIT READYs and reports change nothing: they may go beside any job. */
+	if (p->action == RECONCILE || q->action == RECONCILE || is_report(p->action) ||
+	    is_report(q->action))
 		return false;
 	if (p->e.host == q->e.host && p->e.channel == q->e.channel && p->e.target == q->e.target)
 		return true;
@@ -344,7 +354,7 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	 */
 	if (p->action == RESCAN_DEVICE)
 		uaed_paths_update(p->r->paths, p->e.hctl);
-	else if (p->action != RESCAN_WWID && p->action != ALUA_STATE)
+	else if (p->action != RESCAN_WWID && !is_report(p->action))
 		uaed_paths_invalidate(p->r->paths);
 	if (si->si_code != CLD_EXITED || si->si_status != 0)
 		uaed_log_action(LOG_ERR, "rescan-failed", "MESSAGE=%s failed: %s %d%s", p->key,
@@ -399,6 +409,8 @@ static int run_action(struct pending *p)
 		return uaed_job_reconcile(&ctx);
 	case ALUA_STATE:
 		return uaed_alua_report(p->r->paths, &p->e);
+	case NVME_HEALTH:
+		return uaed_nvme_health_report(&p->e);
 	}
 	return -EINVAL;
 }
@@ -608,12 +620,17 @@ static void request(struct uaed_rescan *r, enum action action, const char *key,
 		r->changes++;
 		if (p->action == EMPTY_TARGET)
 			p->action = SCAN_TARGET;
+		/* A controller's log read (again) answers its newest SMART event: named so. */
+		if (action == NVME_HEALTH) {
+			p->e = *e;
+			p->e.ev = NULL;
+		}
 		/*
 		 * A state read before this report may be older than it: read once more.  A
 		 * capacity report then is the rescan's echo (checked, not rescanned) or a
 		 * newer change (rescanned).
 		 */
-		if ((action == SCAN_TARGET || action == ALUA_STATE || action == RESCAN_WWID) &&
+		if ((action == SCAN_TARGET || is_report(action) || action == RESCAN_WWID) &&
 		    (p->running || p->cooling))
 			again(p, action, e);
 		return;
@@ -867,6 +884,9 @@ static void key_of(enum action action, const struct uaed_event *e, char *key, si
 	case ALUA_STATE:
 		snprintf(key, size, "alua %s", e->wwid);
 		break;
+	case NVME_HEALTH:
+		snprintf(key, size, "health %s", e->nvme_ctrl);
+		break;
 	case SCAN_TARGET:
 	case EMPTY_TARGET:
 		snprintf(key, size, "scan %u:%u:%u", e->host, e->channel, e->target);
@@ -886,7 +906,7 @@ static void key_of(enum action action, const struct uaed_event *e, char *key, si
 /* Rescans of what the configuration allows now: an owed job too, after a restart. */
 static bool allowed(const struct uaed_rescan *r, enum action action, const struct uaed_event *e)
 {
-	return action == ALUA_STATE ||
+	return is_report(action) ||
 	       (r->cfg->rescan && uaed_config_allows(r->cfg, e->host, e->channel, e->target));
 }
 
@@ -895,6 +915,13 @@ void uaed_rescan_event(struct uaed_rescan *r, const struct uaed_event *e)
 	enum action action;
 	char key[160];
 
+	/* An NVMe SMART / health event: the log it points to (nvme-health.c). */
+	if (!strcmp(e->kind, "aen") && e->ev && uae_event_get_aen_log_page(e->ev) == 0x02 &&
+	    uaed_nvme_controller_name(e->nvme_ctrl)) {
+		key_of(NVME_HEALTH, e, key, sizeof(key));
+		request(r, NVME_HEALTH, key, e, e->logged_earlier ? 1 : 0);
+		return;
+	}
 	if (strcmp(e->kind, "ua"))
 		return;
 	/* A report, not a rescan: also where rescans are off or not allowed. */
@@ -972,9 +999,11 @@ int uaed_rescan_resume(struct uaed_rescan *r, struct json_object *o, char *what,
 		if (!strcmp(job, job_names[action]))
 			break;
 	if (action != SCAN_TARGET && action != RESCAN_WWID && action != RESCAN_DEVICE &&
-	    action != ALUA_STATE)
+	    !is_report(action))
 		return -EINVAL;
 	if ((action == ALUA_STATE || action == RESCAN_WWID) && !e.wwid[0])
+		return -EINVAL;
+	if (action == NVME_HEALTH && !e.nvme_ctrl[0])
 		return -EINVAL;
 	key_of(action, &e, key, sizeof(key));
 	snprintf(what, size, "%s", key);

@@ -378,11 +378,14 @@ static void act_on(struct daemon *d, struct uaed_event *e)
 
 	/*
 	 * Stock uevents carry no WWID of their own; rescans need it.  An NVMe event calls for
-	 * none: the NVMe driver rescans and follows ANA states itself.
+	 * no rescan (the NVMe driver rescans and follows ANA states itself): only a SMART /
+	 * health event for the read of its log (nvme-health.c).
 	 */
 	if (!e->nvme_ctrl[0] && e->hctl[0]) {
 		if (!e->wwid[0])
 			uaed_sysfs_read(e->hctl, "wwid", e->wwid, sizeof(e->wwid));
+		uaed_rescan_event(d->rescan, e);
+	} else if (e->nvme_ctrl[0]) {
 		uaed_rescan_event(d->rescan, e);
 	}
 	/*

@@ -6,13 +6,15 @@
  *
  *   uae-nvme-admin /dev/nvme1 set-feature FID VALUE   Set Features, dword 11 = VALUE
  *   uae-nvme-admin /dev/nvme1 get-feature FID         Get Features: prints its value in hex
- *   uae-nvme-admin /dev/nvme1 get-log LID             Get Log Page, 512 bytes, RAE clear:
- *                                                     prints byte 0 (a SMART log's
- *                                                     critical warning) in hex
+ *   uae-nvme-admin /dev/nvme1 get-log LID [retain]    Get Log Page, 512 bytes, RAE clear
+ *                                                     (set with "retain"): prints byte 0
+ *                                                     (a SMART log's critical warning)
+ *                                                     in hex
  *
  * Linux enables no SMART / health asynchronous events (feature 0Bh, Asynchronous Event
  * Configuration): set-feature 0x0b 0x1ff does, as nvme-cli would.  A controller masks an
  * event's type once it has sent one, until its log page is read with RAE clear: get-log.
+ * "retain" reads and leaves the event masked (as a test that uaeventd's read unmasks it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +30,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: uae-nvme-admin DEV set-feature FID VALUE | get-feature FID | "
-		"get-log LID\n");
+		"get-log LID [retain]\n");
 	return 2;
 }
 
@@ -77,8 +79,12 @@ int main(int argc, char **argv)
 		cmd.nsid = 0xffffffff;
 		cmd.addr = (uintptr_t)log;
 		cmd.data_len = sizeof(log);
-		/* Dwords to read, less one, in bits 31:16; RAE (bit 15) clear; the log id. */
+		/* Dwords to read, less one, in bits 31:16; RAE (bit 15); the log id. */
 		cmd.cdw10 = (sizeof(log) / 4 - 1) << 16 | (strtoul(argv[3], NULL, 0) & 0xff);
+		if (argc == 5 && !strcmp(argv[4], "retain"))
+			cmd.cdw10 |= 1U << 15;
+		else if (argc != 4)
+			return usage();
 		r = admin(fd, &cmd, "get-log");
 		if (r == 0)
 			printf("0x%02x\n", log[0]);

@@ -196,6 +196,28 @@ START_TEST(ana_states)
 }
 END_TEST
 
+/* The SMART / health log: its first bytes, little-endian, and what is too short for one. */
+START_TEST(smart_log)
+{
+	uint8_t log[UAE_NVME_SMART_LOG_LEN] = { 0x05, 0x38, 0x01, 4, 10, 120, 0x02 };
+	struct uae_nvme_smart s;
+
+	ck_assert_int_eq(uae_nvme_smart_parse(log, sizeof(log), &s), 0);
+	ck_assert_uint_eq(s.crit_warning, 0x05);
+	ck_assert_uint_eq(s.temperature_k, 0x0138);
+	ck_assert_uint_eq(s.avail_spare, 4);
+	ck_assert_uint_eq(s.spare_thresh, 10);
+	ck_assert_uint_eq(s.percent_used, 120);
+	ck_assert_uint_eq(s.endurance_crit, 2);
+	ck_assert_int_eq(uae_nvme_smart_parse(log, sizeof(log) - 1, &s), -1);
+	ck_assert_int_eq(uae_nvme_smart_parse(NULL, sizeof(log), &s), -1);
+	ck_assert_str_eq(uae_nvme_crit_warning_name(0), "spare-below-threshold");
+	ck_assert_str_eq(uae_nvme_crit_warning_name(2), "reliability-degraded");
+	ck_assert_str_eq(uae_nvme_crit_warning_name(5), "pmr-read-only");
+	ck_assert_ptr_null(uae_nvme_crit_warning_name(6));
+}
+END_TEST
+
 /* Every result has a name and a class, each event of the list its own name. */
 START_TEST(every_aen)
 {
@@ -231,6 +253,7 @@ int main(void)
 	tcase_add_test(names_tc, aen_names);
 	tcase_add_test(names_tc, every_aen);
 	tcase_add_test(names_tc, ana_states);
+	tcase_add_test(names_tc, smart_log);
 	tcase_add_loop_test(class_tc, classification_rule, 0, N_ELEMS(nvme_cases));
 	tcase_add_test(class_tc, classification_covers_every_rule);
 	tcase_add_test(class_tc, every_status);

@@ -7,7 +7,7 @@
 # unloaded and loaded again over nvme_core: the events still come, nothing warns.  And a
 # failed read, from a namespace on a null_blk device with bad blocks: its status named
 # and classified.  Last, SMART / health warnings from QEMU's emulated NVMe controller.
-# tap-plan: 45
+# tap-plan: 47
 . /bin/lib.sh
 . /bin/nvme-lib.sh
 
@@ -294,9 +294,28 @@ check "SMART: NVME_SPARE_BELOW_THRESHOLD (0x020201) on $CTRL" \
 check "journal: the spare warning is an alert, its MESSAGE_ID" \
 	wait_for 20 journal_has NVME_SPARE_BELOW_THRESHOLD cbab1d3157c84ba797b648e23c4fb956 1 \
 	'.UAEVENTS_AEN_CLASS == "smart"'
-# The controller sends no further SMART event until its log is read (RAE clear).
+# uaeventd read the SMART / health log after the event: its nvme-health entry.
+# health_logged EVENT WARNING NAMES: the entry after EVENT, critical warning WARNING.
+health_logged() {
+	journalctl -o json UAEVENTS_ACTION=nvme-health | jq -e -s --arg e "$1" --arg w "$2" \
+		--arg n "$3" --arg c "$CTRL" 'any(.UAEVENTS_EVENT == $e
+			and .UAEVENTS_NVME_CONTROLLER == $c and .UAEVENTS_NVME_CRIT_WARNING == $w
+			and .UAEVENTS_NVME_CRIT_WARNINGS == $n and .PRIORITY == "2"
+			and (.UAEVENTS_NVME_AVAILABLE_SPARE | test("^[0-9]+$"))
+			and (.MESSAGE | startswith($c + ": SMART / health log")))' >/dev/null &&
+		return 0
+	{ echo "want uaeventd's SMART / health log entry after $1 on $CTRL, warning $2 ($3):"
+	  journalctl -o json SYSLOG_IDENTIFIER=uaeventd | jq -c 'select(.UAEVENTS_ACTION
+		or .UAEVENTS_AEN_CLASS == "smart") | {MESSAGE, PRIORITY, UAEVENTS_ACTION}'
+	  cat /tmp/uaeventd.err; } >"$SAW" 2>&1
+	return 1
+}
+check "uaeventd read the SMART log: critical warning 0x01, spare-below-threshold" \
+	wait_for 30 health_logged NVME_SPARE_BELOW_THRESHOLD 0x01 spare-below-threshold
+# The controller sends no further SMART event until its log is read with RAE clear:
+# read here with it set, so that only uaeventd's read lets the next one come.
 smart_log_says() {
-	[ "$(uae-nvme-admin "/dev/$CTRL" get-log 2 2>"$SAW")" = "$1" ]
+	[ "$(uae-nvme-admin "/dev/$CTRL" get-log 2 retain 2>"$SAW")" = "$1" ]
 }
 check "the SMART log's critical warning is 0x01" smart_log_says 0x01
 qom_set_warning 0
@@ -306,6 +325,8 @@ check "SMART: NVME_SUBSYSTEM_RELIABILITY_DEGRADED (0x020001) on $CTRL" \
 check "journal: the reliability warning is critical, its MESSAGE_ID" \
 	wait_for 20 journal_has NVME_SUBSYSTEM_RELIABILITY_DEGRADED \
 	34e321bd22bd4d768f2cbcf114c84ca5 2 '.UAEVENTS_LOG_PAGE == "0x02"'
+check "uaeventd read the SMART log again: critical warning 0x04, reliability-degraded" \
+	wait_for 30 health_logged NVME_SUBSYSTEM_RELIABILITY_DEGRADED 0x04 reliability-degraded
 
 check "the kernel warned of nothing (no probe left on a tracepoint)" no_kernel_warning
 

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* uaeventd: an NVMe controller's SMART / health log after a SMART event (nvme-health.c). */
+#ifndef UAED_NVME_HEALTH_H
+#define UAED_NVME_HEALTH_H
+
+#include <stdbool.h>
+
+#include "event.h"
+
+/* @name is an NVMe controller's ("nvme0"), nothing else: it becomes a path. */
+bool uaed_nvme_controller_name(const char *name);
+
+/* In a job's child: read @e's controller's SMART / health log, and log what it says. */
+int uaed_nvme_health_report(const struct uaed_event *e);
+
+#endif /* UAED_NVME_HEALTH_H */
