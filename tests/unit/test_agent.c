@@ -25,6 +25,7 @@
 #include "identity.h"
 #include "log.h"
 #include "metrics.h"
+#include "nvme-health.h"
 #include "stale.h"
 #include "owed.h"
 #include "state.h"
@@ -785,6 +786,42 @@ START_TEST(metrics_file_from_hostile_wwid)
 END_TEST
 
 /* Page 83h: the LU's designators and the port's, and the end of a page that lies. */
+/*
+ * An NVMe controller's owed log read: kept across a restart by the controller's name,
+ * which has no SCSI address and becomes a path; a name that is anything else is refused.
+ */
+START_TEST(owed_nvme_job)
+{
+	struct uaed_event e = { .kind = "aen", .name = "NVME_SPARE_BELOW_THRESHOLD",
+				.category = "none", .nvme_ctrl = "nvme12" }, e2;
+	static const char *const hostile[] = { "nvme", "nvme1/../sda", "../nvme1", "nvme-1",
+						"nvme1 ", "nvmex", "sda" };
+	struct json_object *o = uaed_owed_job("nvme-health", 2, &e), *ev;
+	unsigned int reports;
+	const char *name;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(uaed_owed_job_parse(o, &name, &reports, &e2), 0);
+	ck_assert_str_eq(name, "nvme-health");
+	ck_assert_uint_eq(reports, 2);
+	ck_assert_str_eq(e2.nvme_ctrl, "nvme12");
+	ck_assert_str_eq(e2.hctl, "");
+	ck_assert(uaed_nvme_controller_name("nvme0"));
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		ck_assert_msg(!uaed_nvme_controller_name(hostile[i]), "%s", hostile[i]);
+		ck_assert(json_object_object_get_ex(o, "event", &ev));
+		json_object_object_add(ev, "nvme_ctrl", json_object_new_string(hostile[i]));
+		ck_assert_msg(uaed_owed_job_parse(o, &name, &reports, &e2) == -EINVAL, "%s",
+			      hostile[i]);
+	}
+	/* A controller's job with a SCSI address too. */
+	json_object_object_add(ev, "nvme_ctrl", json_object_new_string("nvme1"));
+	json_object_object_add(ev, "hctl", json_object_new_string("0:0:0:0"));
+	ck_assert_int_eq(uaed_owed_job_parse(o, &name, &reports, &e2), -EINVAL);
+	json_object_put(o);
+}
+END_TEST
+
 START_TEST(vpd83_walk)
 {
 	uint8_t page[] = {
@@ -955,6 +992,7 @@ int main(void)
 	tcase_add_test(tc, metrics_file_from_hostile_wwid);
 	tcase_add_test(tc, report_luns_whole_list_only);
 	tcase_add_test(tc, vpd83_walk);
+	tcase_add_test(tc, owed_nvme_job);
 	tcase_add_test(tc, sysfs_read_keeps_blanks);
 	tcase_add_test(tc, log_forward_fields);
 	tcase_add_test(tc, run_wait_like_execvp);
