@@ -7,6 +7,7 @@
 #   make fuzz    fuzz the shared decoder for FUZZ_SECONDS
 #   make bench   the cost and the behaviour under load against the stock path, two VMs per
 #                kernel: a table, and JSON in build/bench/ (docs/benchmarks.md)
+#   make bench-nvme   the NVMe figures alone (in make bench too)
 #   make bench-compare OLD=DIR   the figures of build/bench/ against an earlier run's
 #   make bench-profile   figure 5's capacity storm under perf in the guest (linux-perf)
 
@@ -202,9 +203,10 @@ guest-check:
 fuzz: user
 	tests/fuzz/run-fuzz.sh $(BUILD)/fuzz $(USERBIN)/sense $(FUZZ_SECONDS)
 
-# The benchmarks, two VMs per kernel (bench.sh, and bench-scale.sh with 2,048 paths): each
-# figure against the stock path in the same VM.  bench.sh's guest clock counts instructions
-# (UAE_VM_ICOUNT): its ratios are what the guest executed, whatever else the host runs.
+# The benchmarks, three VMs per kernel (bench.sh, bench-scale.sh with 2,048 paths, and
+# bench-nvme.sh): each figure against the stock path in the same VM.  bench.sh's and
+# bench-nvme.sh's guest clocks count instructions (UAE_VM_ICOUNT): their ratios are what
+# the guest executed, whatever else the host runs.
 bench: user
 	@mkdir -p $(BUILD)/bench; \
 	for k in $(BENCH_KERNELS); do \
@@ -212,8 +214,21 @@ bench: user
 			>/dev/null || true; \
 		UAE_VM_MEM=4096 UAE_VM_TIMEOUT=5400 tests/vm/run-vm.sh $$k bench-scale.sh $(USERBIN) \
 			$(BUILD)/vm/bench-scale-$$k >/dev/null || true; \
+		UAE_VM_ICOUNT=1 tests/vm/run-vm.sh $$k bench-nvme.sh $(USERBIN) \
+			$(BUILD)/vm/bench-nvme-$$k >/dev/null || true; \
 		tests/bench/report.sh $$k $(BUILD)/bench/$$k.json $(BUILD)/vm/bench-$$k/tap.log \
-			$(BUILD)/vm/bench-scale-$$k/tap.log; \
+			$(BUILD)/vm/bench-scale-$$k/tap.log $(BUILD)/vm/bench-nvme-$$k/tap.log; \
+		echo; \
+	done
+
+# make bench-nvme: the NVMe figures alone, one VM per kernel (build/bench/nvme-KERNEL.json).
+bench-nvme: user
+	@mkdir -p $(BUILD)/bench; \
+	for k in $(BENCH_KERNELS); do \
+		UAE_VM_ICOUNT=1 tests/vm/run-vm.sh $$k bench-nvme.sh $(USERBIN) \
+			$(BUILD)/vm/bench-nvme-$$k >/dev/null || true; \
+		tests/bench/report.sh $$k $(BUILD)/bench/nvme-$$k.json \
+			$(BUILD)/vm/bench-nvme-$$k/tap.log; \
 		echo; \
 	done
 
@@ -248,4 +263,4 @@ clean:
 	rm -rf --one-file-system $(BUILD)
 
 .PHONY: all deps user modules unit-check deb deb-check guest-check kunit-check fuzz fuzz-check checkpatch vm-check \
-	check check-quick soak mutants kernel-versions bench bench-profile bench-compare demo install install-check clean
+	check check-quick soak mutants kernel-versions bench bench-profile bench-nvme bench-compare demo install install-check clean

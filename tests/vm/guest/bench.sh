@@ -26,39 +26,6 @@ DISK=$(scsi_debug_disk)
 HCTL=$(basename "$(readlink "/sys/block/$DISK/device")")
 JOURNALD=$(pidof systemd-journald)
 
-listening() { journalctl -t uaeventd -o cat 2>/dev/null | grep -c '^uaeventd: listening'; }
-# The whole pipeline: uaevents.ko, uaeventd logging to the journal, a subscriber.
-pipeline_up() {
-	before=$(listening)
-	# shellcheck disable=SC2086
-	insmod /modules/uaevents.ko $1
-	uaeventd 2>>/tmp/uaeventd.err &
-	UAED=$!
-	uaectl monitor --json >"${2:-/dev/null}" 2>/dev/null &
-	MON=$!
-	wait_for 30 sh -c "[ \$(journalctl -t uaeventd -o cat | grep -c '^uaeventd: listening') -gt $before ]"
-}
-pipeline_down() {
-	kill "$MON" "$UAED" 2>/dev/null
-	wait "$MON" "$UAED" 2>/dev/null
-	rmmod uaevents
-}
-with_pipeline() {
-	pipeline_up >/dev/null 2>&1
-	"$@"
-	pipeline_down
-}
-# The module and one subscriber, as a script subscribes (the issue's pattern, no uaeventd).
-with_subscriber() {
-	insmod /modules/uaevents.ko
-	uaectl monitor --json >/dev/null 2>&1 &
-	sub=$!
-	wait_for 10 waits_in_poll "$sub"
-	"$@"
-	kill "$sub" 2>/dev/null
-	wait "$sub" 2>/dev/null
-	rmmod uaevents
-}
 # A kprobe on scsi_check_sense whose event a filter discards: the probe mechanism alone.
 with_bare_kprobe() {
 	echo 'p:uae_bench/uae_bench_bare scsi_check_sense' >>"$TRACEFS/kprobe_events"
@@ -68,49 +35,8 @@ with_bare_kprobe() {
 	echo 0 >"$TRACEFS/events/uae_bench/uae_bench_bare/enable"
 	echo '-:uae_bench/uae_bench_bare' >>"$TRACEFS/kprobe_events"
 }
-# The module alone, no consumer: what the kernel side costs by itself.
-with_module() {
-	insmod /modules/uaevents.ko
-	"$@"
-	rmmod uaevents
-}
-
-# alternate RUNS STOCK LOADED COMMAND...: COMMAND's figures without and with the pipeline
-# ($WITH: with_pipeline unless set), RUNS each, alternating which goes first so that drift
-# in the emulator favours neither.
-alternate() {
-	runs=$1 stock_out=$2 loaded_out=$3
-	shift 3
-	: >"$stock_out"
-	: >"$loaded_out"
-	for i in $(seq "$runs"); do
-		if [ $((i % 2)) -eq 1 ]; then
-			"$@" >>"$stock_out"
-			${WITH:-with_pipeline} "$@" >>"$loaded_out"
-		else
-			${WITH:-with_pipeline} "$@" >>"$loaded_out"
-			"$@" >>"$stock_out"
-		fi
-	done
-}
-
-# compare NAME UNIT GOAL STOCK LOADED WHAT: the median ratio of loaded to stock, with the
-# spread of the per-round ratios (each round's loaded run against its own stock run).
-compare() {
-	paste "$4" "$5" | awk '$1 > 0 { printf "%.4f\n", $2 / $1 }' >/tmp/ratios
-	s=$(median <"$4") l=$(median <"$5")
-	spread=$(quartiles </tmp/ratios)
-	ratio=$(awk -v s="$s" -v l="$l" 'BEGIN { printf "%.3f", (s > 0 ? l / s : 0) }')
-	figure "$1" "$ratio" "${3:+>=}" "$3" ratio "$6: median $l with the pipeline against $s stock ($2); per-round ratios p25-p75 $(echo "$spread" | tr ' ' '-'), $(wc -l </tmp/ratios) rounds: $(tr '\n' ' ' </tmp/ratios)"
-}
 
 # ---- 1. successful I/O: 4k random reads and writes, queue depth 1 and 32 ----
-# iops RW QD: IOPS of one fio run.
-iops() {
-	fio --name=bench --filename="/dev/$DISK" --rw="$1" --bs=4k --direct=1 --ioengine=libaio \
-		--iodepth="$2" --runtime="$SECONDS_PER_RUN" --time_based --output-format=json |
-		jq '[.jobs[0].read.iops, .jobs[0].write.iops] | add | floor'
-}
 iops randread 1 >/dev/null	# warm-up: caches, page tables, the emulator's translation cache
 # The ratios cannot show a cost of 1 % under TCG; what shows that successful I/O pays
 # nothing is that none of the functions the module hooks runs during it.  The kernel
