@@ -45,8 +45,12 @@
  * list from the buffer it returns into: only a Get Log Page of that log at offset 0 on
  * the admin queue (no queuedata; a namespace's queue has its namespace) goes further
  * than the entry handler.  The controller is the admin tag set's driver data on every
- * transport but 6.1's PCIe (its struct nvme_dev): checked as above, and a list whose
- * controller it is not is published without a name.
+ * transport but 6.1's PCIe, where it is the struct nvme_dev the controller lies in (and
+ * other drivers' may be anything): it is never followed, only compared with the
+ * controllers whose asynchronous events were seen (one always comes first: the driver
+ * reads the list because of it), whose names were copied then.  An empty list (another
+ * reader cleared the log first) is no news.  A list whose controller is not known is
+ * published without a name.
  */
 #include <linux/blk-mq.h>
 #include <linux/device.h>
@@ -86,6 +90,17 @@ struct uae_ana_slot {
 
 static DEFINE_RAW_SPINLOCK(uae_ana_lock);
 static struct uae_ana_slot uae_ana_slots[UAE_ANA_SLOTS];
+
+/* Controllers an asynchronous event came from, and their names; under uae_ana_lock. */
+#define UAE_CTRL_SLOTS		32
+/* 6.1's PCIe: how far into its struct nvme_dev (the admin tag set's data) a controller is. */
+#define UAE_NVME_DEV_SPAN	2048
+struct uae_ctrl_slot {
+	const void *ctrl;	/* compared, never followed */
+	char name[UAE_NVME_CTRL_LEN];
+	u64 used;		/* by uae_ana_clock; 0: free */
+};
+static struct uae_ctrl_slot uae_ctrl_slots[UAE_CTRL_SLOTS];
 static u64 uae_ana_clock;
 /* Hits the kprobes of earlier nvme_core loads skipped (a kprobe's count starts at 0). */
 static atomic64_t uae_missed_before = ATOMIC64_INIT(0);
@@ -131,6 +146,59 @@ static struct device *uae_ctrl_device(const void *ctrl)
 	return NULL;
 }
 
+/* @ctrl, proven a controller named @name: kept, the one seen longest ago making room. */
+static void uae_ctrl_remember(const void *ctrl, const char *name)
+{
+	struct uae_ctrl_slot *s, *slot = NULL, *oldest = &uae_ctrl_slots[0];
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&uae_ana_lock, flags);
+	for (s = uae_ctrl_slots; s < uae_ctrl_slots + UAE_CTRL_SLOTS && !slot; s++) {
+		if (s->used && s->ctrl == ctrl)
+			slot = s;
+		else if (s->used < oldest->used)
+			oldest = s;
+	}
+	slot = slot ?: oldest;
+	slot->ctrl = ctrl;
+	strscpy(slot->name, name, sizeof(slot->name));
+	slot->used = ++uae_ana_clock;
+	raw_spin_unlock_irqrestore(&uae_ana_lock, flags);
+}
+
+/*
+ * The controller whose admin tag set's driver data is @data, and its name into @name: the
+ * controller itself, or the one controller known to lie within UAE_NVME_DEV_SPAN of it
+ * (6.1's PCIe).  NULL if none is known for sure.
+ */
+static const void *uae_ctrl_of_tagset(const void *data, char *name, size_t size)
+{
+	const struct uae_ctrl_slot *s, *found = NULL;
+	unsigned int inside = 0;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&uae_ana_lock, flags);
+	for (s = uae_ctrl_slots; s < uae_ctrl_slots + UAE_CTRL_SLOTS; s++) {
+		if (!s->used)
+			continue;
+		if (s->ctrl == data) {
+			found = s;
+			inside = 1;
+			break;
+		}
+		if (s->ctrl > data && s->ctrl < data + UAE_NVME_DEV_SPAN) {
+			found = s;
+			inside++;
+		}
+	}
+	if (inside != 1)
+		found = NULL;
+	if (found)
+		strscpy(name, found->name, size);
+	raw_spin_unlock_irqrestore(&uae_ana_lock, flags);
+	return found ? found->ctrl : NULL;
+}
+
 /* TP_PROTO(struct nvme_ctrl *ctrl, u32 result), drivers/nvme/host/trace.h. */
 static void uae_nvme_async_event(void *data, void *ctrl, u32 result)
 {
@@ -145,6 +213,8 @@ static void uae_nvme_async_event(void *data, void *ctrl, u32 result)
 
 	if (!dev)
 		pr_warn_once("cannot tell the NVMe controller of an asynchronous event: published without its name\n");
+	else
+		uae_ctrl_remember(ctrl, dev_name(dev));
 	uae_capture(&in);
 }
 
@@ -234,9 +304,10 @@ static bool uae_ana_news(const void *ctrl, unsigned int instance, u32 grpid, u8 
 	return news;
 }
 
-/* Forget what @ctrl read (every controller's if NULL). */
+/* Forget what @ctrl read, and its name (every controller's if NULL). */
 static void uae_ana_forget(const void *ctrl)
 {
+	struct uae_ctrl_slot *c;
 	struct uae_ana_slot *s;
 	unsigned long flags;
 
@@ -244,6 +315,9 @@ static void uae_ana_forget(const void *ctrl)
 	for (s = uae_ana_slots; s < uae_ana_slots + UAE_ANA_SLOTS; s++)
 		if (!ctrl || s->ctrl == ctrl)
 			memset(s, 0, sizeof(*s));
+	for (c = uae_ctrl_slots; c < uae_ctrl_slots + UAE_CTRL_SLOTS; c++)
+		if (!ctrl || c->ctrl == ctrl)
+			memset(c, 0, sizeof(*c));
 	raw_spin_unlock_irqrestore(&uae_ana_lock, flags);
 }
 
@@ -280,7 +354,8 @@ static int uae_ana_ctrl_gone(struct kprobe *kp, struct pt_regs *regs)
 
 /* What __nvme_submit_sync_cmd()'s entry saw, for its return. */
 struct uae_nslist_call {
-	struct request_queue *q;
+	const void *ctrl;		/* the controller, or the tag set's data if not known */
+	char name[UAE_NVME_CTRL_LEN];	/* "" if not known */
 	const __le32 *log;
 	unsigned int len;
 };
@@ -295,14 +370,17 @@ static int uae_nslist_enter(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct request_queue *q = (struct request_queue *)regs_get_kernel_argument(regs, 0);
 	const struct nvme_command *cmd = (const void *)regs_get_kernel_argument(regs, 1);
 	struct uae_nslist_call *call = (struct uae_nslist_call *)ri->data;
+	const void *data;
 
 	if (q->queuedata || cmd->common.opcode != nvme_admin_get_log_page ||
 	    cmd->get_log_page.lid != NVME_LOG_CHANGED_NS || cmd->get_log_page.lpol ||
 	    cmd->get_log_page.lpou)
 		return 1;
-	call->q = q;
 	call->log = (const __le32 *)regs_get_kernel_argument(regs, 3);
 	call->len = regs_get_kernel_argument(regs, 4);
+	data = q->tag_set ? q->tag_set->driver_data : NULL;
+	call->name[0] = '\0';
+	call->ctrl = uae_ctrl_of_tagset(data, call->name, sizeof(call->name)) ?: data;
 	return call->log ? 0 : 1;
 }
 
@@ -310,12 +388,10 @@ static int uae_nslist_enter(struct kretprobe_instance *ri, struct pt_regs *regs)
 static int uae_nslist_done(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	const struct uae_nslist_call *call = (const struct uae_nslist_call *)ri->data;
-	const void *ctrl = call->q->tag_set ? call->q->tag_set->driver_data : NULL;
-	struct device *dev = ctrl ? uae_ctrl_device(ctrl) : NULL;
 	u32 nsids[UAEVENTS_NSIDS_MAX];
 	struct uae_capture in = {
 		.kind = UAEVENTS_KIND_AEN, .transport = UAEVENTS_TRANSPORT_NVME,
-		.nvme_ctrl = ctrl, .nvme_ctrl_name = dev ? dev_name(dev) : NULL,
+		.nvme_ctrl = call->ctrl, .nvme_ctrl_name = call->name[0] ? call->name : NULL,
 		.aen_result = UAE_NS_CHANGED_RESULT, .nsids = nsids,
 	};
 	unsigned int i;
@@ -326,6 +402,8 @@ static int uae_nslist_done(struct kretprobe_instance *ri, struct pt_regs *regs)
 	for (i = 0; i < call->len / sizeof(__le32) && call->log[i]; i++)
 		if (i < UAEVENTS_NSIDS_MAX)
 			nsids[i] = le32_to_cpu(call->log[i]);
+	if (!i)
+		return 0;
 	in.nsids_listed = i;
 	in.nsid_count = min_t(unsigned int, i, UAEVENTS_NSIDS_MAX);
 	if (i && nsids[0] == UAEVENTS_NSIDS_OVERFLOW) {
@@ -353,6 +431,12 @@ static void uae_nslist_attach(const char *mod)
 	uae_nslist_probe.entry_handler = uae_nslist_enter;
 	uae_nslist_probe.handler = uae_nslist_done;
 	uae_nslist_probe.data_size = sizeof(struct uae_nslist_call);
+	/*
+	 * An instance is held only by a read of the list, for as long as the command takes:
+	 * one per controller a namespace change reaches at once (every path of an NVMe-oF
+	 * subsystem's), not the default's one per CPU or two.
+	 */
+	uae_nslist_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
 	ret = register_kretprobe(&uae_nslist_probe);
 	if (ret)
 		pr_err("cannot probe %s (%d): no NVMe changed namespace lists\n",

@@ -60,7 +60,8 @@ static struct nla_policy event_policy[UAEVENTS_ATTR_MAX + 1] = {
 	[UAEVENTS_ATTR_NVME_STATUS] = { .type = NLA_U16 },
 	[UAEVENTS_ATTR_NVME_ANA_GROUP] = { .type = NLA_U32 },
 	[UAEVENTS_ATTR_NVME_ANA_STATE] = { .type = NLA_U8 },
-	[UAEVENTS_ATTR_NVME_NSIDS] = { .type = NLA_UNSPEC },
+	[UAEVENTS_ATTR_NVME_NSIDS] = { .type = NLA_UNSPEC,
+					.maxlen = UAEVENTS_NSIDS_MAX * sizeof(uint32_t) },
 	[UAEVENTS_ATTR_NVME_NSIDS_LISTED] = { .type = NLA_U32 },
 };
 
@@ -230,6 +231,11 @@ int uae_event_from_nlmsg(struct nlmsghdr *nlh, struct uae_event **ret)
 	 * A SCSI event has its address.  An NVMe one has none, and is an asynchronous event
 	 * (with its result), an ANA group's state (with both) or a failed request.
 	 */
+	/* A namespace list belongs to an NVMe asynchronous event, and to nothing else. */
+	if ((tb[UAEVENTS_ATTR_NVME_NSIDS] || tb[UAEVENTS_ATTR_NVME_NSIDS_LISTED]) &&
+	    (get_u8(tb, UAEVENTS_ATTR_TRANSPORT) != UAEVENTS_TRANSPORT_NVME ||
+	     get_u8(tb, UAEVENTS_ATTR_KIND) != UAE_EVENT_AEN))
+		return -EBADMSG;
 	switch (get_u8(tb, UAEVENTS_ATTR_TRANSPORT)) {
 	case UAEVENTS_TRANSPORT_SCSI:
 		if (!HAS_ALL(tb, required_scsi_attrs) || get_u8(tb, UAEVENTS_ATTR_KIND) > UAE_EVENT_SGIO)

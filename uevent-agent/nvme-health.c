@@ -33,6 +33,8 @@
 #define NVME_ADMIN_GET_LOG_PAGE	0x02
 #define NVME_LOG_SMART		0x02
 #define NVME_NSID_ALL		0xffffffffU
+/* Reads of a controller that is not live: 1 + 2 + 4 + 8 + 16 s between them. */
+#define HEALTH_TRIES		6
 
 bool uaed_nvme_controller_name(const char *name)
 {
@@ -125,12 +127,20 @@ int uaed_nvme_health_report(const struct uaed_event *e)
 	if (!uaed_nvme_controller_name(e->nvme_ctrl))
 		return uaed_log_errno(LOG_ERR, EINVAL, "uaeventd: no SMART / health log read "
 				      "after %s: no NVMe controller known", e->name);
-	fd = open_controller(e->nvme_ctrl);
-	if (fd < 0)
-		return uaed_log_errno(LOG_WARNING, fd, "uaeventd: cannot open %s to read its SMART / "
-				      "health log after %s: %m", e->nvme_ctrl, e->name);
-	r = read_smart_log(fd, log, sizeof(log));
-	close(fd);
+	/*
+	 * A controller that is not live (resetting, reconnecting: the driver refuses to open
+	 * it meanwhile, EWOULDBLOCK) is asked again a little later, up to about half a
+	 * minute: its events stay held back until the log is read.
+	 */
+	for (unsigned int tries = 0;; tries++) {
+		fd = open_controller(e->nvme_ctrl);
+		r = fd < 0 ? fd : read_smart_log(fd, log, sizeof(log));
+		if (fd >= 0)
+			close(fd);
+		if ((r != -EWOULDBLOCK && r != -EINTR) || tries == HEALTH_TRIES - 1)
+			break;
+		sleep(1U << (tries < 4 ? tries : 4));
+	}
 	if (r < 0)
 		return uaed_log_errno(LOG_WARNING, r, "uaeventd: cannot read %s's SMART / health "
 				      "log after %s: %m", e->nvme_ctrl, e->name);

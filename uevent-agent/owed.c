@@ -118,7 +118,8 @@ int uaed_owed_job_parse(struct json_object *o, const char **job, unsigned int *r
 	if (json_object_object_get_ex(ev, "nvme_ctrl", NULL)) {
 		if (!get_str(ev, "nvme_ctrl", e->nvme_ctrl, sizeof(e->nvme_ctrl)) ||
 		    !uaed_nvme_controller_name(e->nvme_ctrl) || e->hctl[0] ||
-		    strchr(e->devname, '/'))
+		    strchr(e->devname, '/') ||
+		    strcmp(json_object_get_string(j), "nvme-health"))
 			return -EINVAL;
 		*reports = n;
 		*job = json_object_get_string(j);

@@ -1003,7 +1003,7 @@ int uaed_rescan_resume(struct uaed_rescan *r, struct json_object *o, char *what,
 		return -EINVAL;
 	if ((action == ALUA_STATE || action == RESCAN_WWID) && !e.wwid[0])
 		return -EINVAL;
-	if (action == NVME_HEALTH && !e.nvme_ctrl[0])
+	if ((action == NVME_HEALTH) != (e.nvme_ctrl[0] != '\0'))
 		return -EINVAL;
 	key_of(action, &e, key, sizeof(key));
 	snprintf(what, size, "%s", key);

@@ -814,6 +814,12 @@ START_TEST(owed_nvme_job)
 		ck_assert_msg(uaed_owed_job_parse(o, &name, &reports, &e2) == -EINVAL, "%s",
 			      hostile[i]);
 	}
+	/* A controller's job of another kind: a scan of no target. */
+	json_object_object_add(ev, "nvme_ctrl", json_object_new_string("nvme1"));
+	json_object_object_add(o, "job", json_object_new_string("scan-target"));
+	ck_assert_int_eq(uaed_owed_job_parse(o, &name, &reports, &e2), -EINVAL);
+	json_object_object_add(o, "job", json_object_new_string("nvme-health"));
+	ck_assert_int_eq(uaed_owed_job_parse(o, &name, &reports, &e2), 0);
 	/* A controller's job with a SCSI address too. */
 	json_object_object_add(ev, "nvme_ctrl", json_object_new_string("nvme1"));
 	json_object_object_add(ev, "hctl", json_object_new_string("0:0:0:0"));

@@ -426,6 +426,32 @@ START_TEST(bogus_nsid_list_refused)
 			 -EBADMSG);
 	/* "More than the log holds" with IDs. */
 	ck_assert_int_eq(parse(build_nsids(1, 4, UAEVENTS_NSIDS_OVERFLOW), &ev), -EBADMSG);
+	/* A list on any other event: an NVMe error, an ANA state, a SCSI event. */
+	{
+		uint32_t ids[1] = { 1 };
+		struct nl_msg *msg[3] = {
+			build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_ERROR, false, "nvme1"),
+			build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_ANA, false, "nvme1"),
+			build(UAEVENTS_CMD_EVENT, SPOIL_NONE),
+		};
+
+		nla_put_u32(msg[1], UAEVENTS_ATTR_NVME_ANA_GROUP, 1);
+		nla_put_u8(msg[1], UAEVENTS_ATTR_NVME_ANA_STATE, 1);
+		for (int i = 0; i < 3; i++) {
+			nla_put(msg[i], UAEVENTS_ATTR_NVME_NSIDS, sizeof(ids), ids);
+			nla_put_u32(msg[i], UAEVENTS_ATTR_NVME_NSIDS_LISTED, 1);
+			ck_assert_int_eq(parse(msg[i], &ev), -EBADMSG);
+		}
+	}
+	/* IDs without a count on an event of another kind: refused, not read. */
+	{
+		struct nl_msg *msg = build_aen(UAEVENTS_TRANSPORT_NVME, UAEVENTS_KIND_ERROR, false,
+					       "nvme1");
+		uint32_t ids[UAEVENTS_NSIDS_MAX * 4] = { 0 };
+
+		nla_put(msg, UAEVENTS_ATTR_NVME_NSIDS, sizeof(ids), ids);
+		ck_assert_int_eq(parse(msg, &ev), -EBADMSG);
+	}
 	ck_assert_ptr_null(ev);
 }
 END_TEST

@@ -53,18 +53,15 @@ if [ "$script" = kernel.sh ]; then
 		-device scsi-hd,drive=slowdisk,bus=vscsi.0,product=uae-slow"
 fi
 
-# nvme.sh and bench-nvme.sh get QEMU's NVMe controller (nvme-pci, a local drive's path).
-# nvme.sh sets its SMART critical warning, which only the host can: through QMP, as the
-# guest asks on its third serial port (qmp-requests.py; in --console mode too).
-if [ "$script" = nvme.sh ] || [ "$script" = bench-nvme.sh ]; then
-	truncate -s 64M "$out/nvme.img"
-	extra="-drive file=$out/nvme.img,if=none,id=nvmdrv,format=raw
-		-device nvme,serial=uae-smart,drive=nvmdrv,id=nvme0"
-fi
+# nvme.sh gets QEMU's NVMe controller, whose SMART critical warning only the host can set:
+# through QMP, as the guest asks on its third serial port (qmp-requests.py; in --console
+# mode too).
 qmp_pid=""
 if [ "$script" = nvme.sh ]; then
+	truncate -s 16M "$out/nvme.img"
 	rm -f "$out/qmp.sock" "$out/qmp-requests.log"
-	extra="$extra
+	extra="-drive file=$out/nvme.img,if=none,id=nvmdrv,format=raw
+		-device nvme,serial=uae-smart,drive=nvmdrv,id=nvme0
 		-qmp unix:$out/qmp.sock,server=on,wait=off
 		-serial file:$out/qmp-requests.log"
 	"$here/qmp-requests.py" "$out/qmp.sock" "$out/qmp-requests.log" >"$out/qmp.log" 2>&1 &
