@@ -76,13 +76,15 @@ hook_counts_on
 counting=$?
 # Who calls __nvme_submit_sync_cmd meanwhile, if anything does: its first stacks.
 echo 'stacktrace:3' >"$TRACEFS/events/uae_bench/uae_bench_sync/trigger" 2>/dev/null
+WITH=${IO_WITH:-}
 for rw in randread randwrite; do
 	for qd in 1 32; do
 		alternate "$RUNS" /tmp/stock /tmp/loaded iops "$rw" "$qd"
 		compare "nvme-io-$rw-qd$qd" IOPS 0.99 /tmp/stock /tmp/loaded \
-			"4k $rw on an NVMe namespace (nvmet over $TRANSPORT, null_blk), queue depth $qd"
+			"4k $rw on an NVMe namespace (nvmet over $TRANSPORT, null_blk), queue depth $qd, ${WITH:-with_pipeline}"
 	done
 done
+WITH=
 if [ "$counting" -eq 0 ]; then
 	figure nvme-io-hook-calls "$(hook_calls)" "==" 0 calls \
 		"calls of nvme_update_ana_state, nvme_uninit_ctrl and __nvme_submit_sync_cmd, and the block_rq_error and nvme_async_event tracepoints, during all the successful NVMe I/O runs above, as the kernel counted them ($(hook_calls_each)): the module's NVMe handlers run on nothing else"
