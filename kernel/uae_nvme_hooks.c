@@ -92,7 +92,7 @@ static DEFINE_RAW_SPINLOCK(uae_ana_lock);
 static struct uae_ana_slot uae_ana_slots[UAE_ANA_SLOTS];
 
 /* Controllers an asynchronous event came from, and their names; under uae_ana_lock. */
-#define UAE_CTRL_SLOTS		32
+#define UAE_CTRL_SLOTS		64
 /* 6.1's PCIe: how far into its struct nvme_dev (the admin tag set's data) a controller is. */
 #define UAE_NVME_DEV_SPAN	2048
 struct uae_ctrl_slot {
@@ -186,7 +186,8 @@ static const void *uae_ctrl_of_tagset(const void *data, char *name, size_t size)
 			inside = 1;
 			break;
 		}
-		if (s->ctrl > data && s->ctrl < data + UAE_NVME_DEV_SPAN) {
+		if ((unsigned long)s->ctrl > (unsigned long)data &&
+		    (unsigned long)s->ctrl < (unsigned long)data + UAE_NVME_DEV_SPAN) {
 			found = s;
 			inside++;
 		}
@@ -406,7 +407,7 @@ static int uae_nslist_done(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 	in.nsids_listed = i;
 	in.nsid_count = min_t(unsigned int, i, UAEVENTS_NSIDS_MAX);
-	if (i && nsids[0] == UAEVENTS_NSIDS_OVERFLOW) {
+	if (nsids[0] == UAEVENTS_NSIDS_OVERFLOW) {
 		in.nsids_listed = UAEVENTS_NSIDS_OVERFLOW;
 		in.nsid_count = 0;
 	}
@@ -432,9 +433,10 @@ static void uae_nslist_attach(const char *mod)
 	uae_nslist_probe.handler = uae_nslist_done;
 	uae_nslist_probe.data_size = sizeof(struct uae_nslist_call);
 	/*
-	 * An instance is held only by a read of the list, for as long as the command takes:
-	 * one per controller a namespace change reaches at once (every path of an NVMe-oF
-	 * subsystem's), not the default's one per CPU or two.
+	 * Every synchronous command in flight holds an instance until its entry handler
+	 * lets it go, and a read of the list until the command completes: one per controller
+	 * a namespace change reaches at once (every path of an NVMe-oF subsystem's), beside
+	 * the Connect commands of a reconnect storm; not the default's one per CPU or two.
 	 */
 	uae_nslist_probe.maxactive = max_t(int, 64, 4 * num_possible_cpus());
 	ret = register_kretprobe(&uae_nslist_probe);

@@ -33,8 +33,6 @@
 #define NVME_ADMIN_GET_LOG_PAGE	0x02
 #define NVME_LOG_SMART		0x02
 #define NVME_NSID_ALL		0xffffffffU
-/* Reads of a controller that is not live: 1 + 2 + 4 + 8 + 16 s between them. */
-#define HEALTH_TRIES		6
 
 bool uaed_nvme_controller_name(const char *name)
 {
@@ -117,7 +115,7 @@ static void warning_names(uint8_t bits, char *buf, size_t size)
 	}
 }
 
-int uaed_nvme_health_report(const struct uaed_event *e)
+int uaed_nvme_health_report(const struct uaed_event *e, unsigned int budget_s)
 {
 	uint8_t log[UAE_NVME_SMART_LOG_LEN] = { 0 };
 	struct uae_nvme_smart s;
@@ -129,17 +127,21 @@ int uaed_nvme_health_report(const struct uaed_event *e)
 				      "after %s: no NVMe controller known", e->name);
 	/*
 	 * A controller that is not live (resetting, reconnecting: the driver refuses to open
-	 * it meanwhile, EWOULDBLOCK) is asked again a little later, up to about half a
-	 * minute: its events stay held back until the log is read.
+	 * it meanwhile, EWOULDBLOCK) is asked again a little later, for at most a quarter of
+	 * the job's time: its events stay held back until the log is read.  A command that
+	 * was sent and failed is not sent again.
 	 */
-	for (unsigned int tries = 0;; tries++) {
+	for (unsigned int tries = 0, slept = 0;; tries++) {
+		unsigned int pause = 1U << (tries < 4 ? tries : 4);
+
 		fd = open_controller(e->nvme_ctrl);
 		r = fd < 0 ? fd : read_smart_log(fd, log, sizeof(log));
 		if (fd >= 0)
 			close(fd);
-		if ((r != -EWOULDBLOCK && r != -EINTR) || tries == HEALTH_TRIES - 1)
+		if (fd != -EWOULDBLOCK || slept + pause > budget_s)
 			break;
-		sleep(1U << (tries < 4 ? tries : 4));
+		sleep(pause);
+		slept += pause;
 	}
 	if (r < 0)
 		return uaed_log_errno(LOG_WARNING, r, "uaeventd: cannot read %s's SMART / health "

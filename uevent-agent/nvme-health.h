@@ -10,7 +10,10 @@
 /* @name is an NVMe controller's ("nvme0"), nothing else: it becomes a path. */
 bool uaed_nvme_controller_name(const char *name);
 
-/* In a job's child: read @e's controller's SMART / health log, and log what it says. */
-int uaed_nvme_health_report(const struct uaed_event *e);
+/*
+ * In a job's child: read @e's controller's SMART / health log, and log what it says;
+ * waiting at most @budget_s seconds in all for a controller that is not live.
+ */
+int uaed_nvme_health_report(const struct uaed_event *e, unsigned int budget_s);
 
 #endif /* UAED_NVME_HEALTH_H */

@@ -410,7 +410,7 @@ static int run_action(struct pending *p)
 	case ALUA_STATE:
 		return uaed_alua_report(p->r->paths, &p->e);
 	case NVME_HEALTH:
-		return uaed_nvme_health_report(&p->e);
+		return uaed_nvme_health_report(&p->e, p->r->cfg->rescan_timeout_s / 4);
 	}
 	return -EINVAL;
 }

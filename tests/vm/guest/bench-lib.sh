@@ -1,5 +1,6 @@
-# Sourced by the make bench scripts (bench.sh, bench-scale.sh): how a figure is printed,
-# and the clocks and counters the figures are read from.
+# Sourced by the make bench scripts (bench.sh, bench-scale.sh, bench-nvme.sh): how a
+# figure is printed, the clocks and counters the figures are read from, and the pipeline
+# with and without which one is taken.
 
 # figure NAME VALUE OP GOAL UNIT DETAIL: one figure; OP ">=", "<=" or "==" against GOAL, or
 # "" for a figure with no goal (a cost to read, not to pass).

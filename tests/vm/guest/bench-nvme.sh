@@ -67,6 +67,8 @@ hook_calls_each() {
 	echo "block_rq_error $(grep -c 'block_rq_error:' "$TRACEFS/trace"), nvme_async_event $(grep -c 'nvme_async_event:' "$TRACEFS/trace")"
 }
 hook_counts_off() {
+	# The trigger keeps its event in use: off first, or the probes cannot be removed.
+	echo '!stacktrace:3' >"$TRACEFS/events/uae_bench/uae_bench_sync/trigger" 2>/dev/null
 	echo 0 >"$TRACEFS/events/uae_bench/enable"
 	echo 0 >"$TRACEFS/events/block/block_rq_error/enable"
 	echo 0 >"$TRACEFS/events/nvme/nvme_async_event/enable"
