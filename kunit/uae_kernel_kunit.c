@@ -744,6 +744,19 @@ static void uae_kunit_message(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/* @rec's message, put and parsed into @tb: the skb, to free once @tb is read. */
+static struct sk_buff *uae_kunit_put_message(struct kunit *test, const struct uae_record *rec,
+					     u64 instance, struct nlattr **tb)
+{
+	struct sk_buff *skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, uae_put_record(skb, rec, instance), 0);
+	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
+					skb->len, NULL, NULL), 0);
+	return skb;
+}
+
 /* A unit attention carries no command fields; a full buffer is an error, not an overrun. */
 static void uae_kunit_message_ua_and_full(struct kunit *test)
 {
@@ -754,11 +767,7 @@ static void uae_kunit_message_ua_and_full(struct kunit *test)
 	rec.kind = UAEVENTS_KIND_UA;
 	rec.has_lba = false;
 	rec.error = 0;
-	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &rec, 1), 0);
-	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
-					skb->len, NULL, NULL), 0);
+	skb = uae_kunit_put_message(test, &rec, 1, tb);
 	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_OPCODE]);
 	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_LBA]);
 	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_ERRNO]);
@@ -805,11 +814,7 @@ static void uae_kunit_message_aen(struct kunit *test)
 		.nvme_ctrl = "nvme3", .aen_result = 0x040002, .has_nsids = true,
 		.nsid_count = 2, .nsids = { 1, 7 }, .nsids_listed = 30,
 	};
-	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &rec, 1), 0);
-	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
-					skb->len, NULL, NULL), 0);
+	skb = uae_kunit_put_message(test, &rec, 1, tb);
 	KUNIT_ASSERT_NOT_NULL(test, tb[UAEVENTS_ATTR_NVME_NSIDS]);
 	KUNIT_EXPECT_EQ(test, nla_len(tb[UAEVENTS_ATTR_NVME_NSIDS]), 8);
 	KUNIT_EXPECT_EQ(test, ((u32 *)nla_data(tb[UAEVENTS_ATTR_NVME_NSIDS]))[1], 7U);
@@ -825,11 +830,7 @@ static void uae_kunit_message_aen(struct kunit *test)
 		.lba = 2048, .sectors = 8, .error = 5, .opcode = 2, .has_nvme_status = true,
 		.nvme_status = 0x4006, .class = { .severity = UAE_SEV_FATAL, .rule = 4 },
 	};
-	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &rec, 1), 0);
-	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
-					skb->len, NULL, NULL), 0);
+	skb = uae_kunit_put_message(test, &rec, 1, tb);
 	KUNIT_EXPECT_EQ(test, nla_get_u16(tb[UAEVENTS_ATTR_NVME_STATUS]), 0x4006);
 	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[UAEVENTS_ATTR_OPCODE]), 2);
 	KUNIT_EXPECT_EQ(test, nla_get_u64(tb[UAEVENTS_ATTR_LBA]), 2048ULL);
@@ -845,11 +846,7 @@ static void uae_kunit_message_aen(struct kunit *test)
 		.transport = UAEVENTS_TRANSPORT_NVME, .nvme_ctrl = "nvme3", .ana_group = 2,
 		.ana_state = 3,
 	};
-	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &rec, 1), 0);
-	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
-					skb->len, NULL, NULL), 0);
+	skb = uae_kunit_put_message(test, &rec, 1, tb);
 	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[UAEVENTS_ATTR_NVME_ANA_GROUP]), 2U);
 	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[UAEVENTS_ATTR_NVME_ANA_STATE]), 3);
 	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_SEVERITY]);
@@ -857,11 +854,7 @@ static void uae_kunit_message_aen(struct kunit *test)
 	kfree_skb(skb);
 
 	/* A SCSI event's message has no transport: it is what it was before NVMe's. */
-	skb = alloc_skb(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	KUNIT_ASSERT_EQ(test, uae_put_record(skb, &uae_kunit_record, 1), 0);
-	KUNIT_ASSERT_EQ(test, nla_parse(tb, UAEVENTS_ATTR_MAX, (struct nlattr *)skb->data,
-					skb->len, NULL, NULL), 0);
+	skb = uae_kunit_put_message(test, &uae_kunit_record, 1, tb);
 	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_TRANSPORT]);
 	KUNIT_EXPECT_NULL(test, tb[UAEVENTS_ATTR_NVME_AEN_RESULT]);
 	kfree_skb(skb);
