@@ -88,9 +88,21 @@ with_module() {
 	rmmod uaevents
 }
 
+# settled COMMAND...: COMMAND, $SETTLE seconds (0 unless set) after whatever came before
+# it, a module's load or unload among them.  Loading uaevents.ko leaves the kernel work
+# for a few seconds (SRCU grace periods of its tracepoint probes, the freeing of its init
+# memory); on nvmet's loop transport at queue depth 32 that shifts how requests batch
+# between fio and the workqueues for the whole run after it, 3 to 6% fewer IOPS, while no
+# handler of the module runs (docs/benchmarks.md, "NVMe").  A host loads the module once:
+# what it runs is the settled state, and both sides of a round wait alike.
+settled() {
+	[ "${SETTLE:-0}" -eq 0 ] || sleep "$SETTLE"
+	"$@"
+}
+
 # alternate RUNS STOCK LOADED COMMAND...: COMMAND's figures without and with the pipeline
 # ($WITH: with_pipeline unless set), RUNS each, alternating which goes first so that drift
-# in the emulator favours neither.
+# in the emulator favours neither; each run settled (above).
 alternate() {
 	runs=$1 stock_out=$2 loaded_out=$3
 	shift 3
@@ -98,11 +110,11 @@ alternate() {
 	: >"$loaded_out"
 	for i in $(seq "$runs"); do
 		if [ $((i % 2)) -eq 1 ]; then
-			"$@" >>"$stock_out"
-			${WITH:-with_pipeline} "$@" >>"$loaded_out"
+			settled "$@" >>"$stock_out"
+			${WITH:-with_pipeline} settled "$@" >>"$loaded_out"
 		else
-			${WITH:-with_pipeline} "$@" >>"$loaded_out"
-			"$@" >>"$stock_out"
+			${WITH:-with_pipeline} settled "$@" >>"$loaded_out"
+			settled "$@" >>"$stock_out"
 		fi
 	done
 }
