@@ -92,6 +92,23 @@ static void label(FILE *f, const char *v)
 	}
 }
 
+/* A sample's name and labels, up to its value: NAME{K1="V1",K2="V2"}, kv's values escaped. */
+static void sample(FILE *f, const char *name, const char *const *kv, size_t n)
+{
+	fputs(name, f);
+	for (size_t i = 0; i + 1 < n; i += 2) {
+		fprintf(f, "%s%s=\"", i ? "," : "{", kv[i]);
+		label(f, kv[i + 1]);
+		fputc('"', f);
+	}
+	fputs("} ", f);
+}
+
+/* SAMPLE(f, NAME, K1, V1, K2, V2...): sample() with the pairs counted for it. */
+#define SAMPLE(f, name, ...)                                                   \
+	sample(f, name, (const char *const[]){ __VA_ARGS__ },                  \
+	       sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
+
 static void header(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -115,16 +132,14 @@ static void print(struct uaed_metrics *m, FILE *f)
 	       "host, kind, category and event; each occurrence of a coalesced storm counted.");
 	for (unsigned int i = 0; i < m->n_series; i++) {
 		const struct series *s = &m->series[i];
+		char host[12];
 
 		if (s->nvme_ctrl[0])
 			continue;
-		fprintf(f, "uaevents_events_total{host=\"%u\",kind=\"", s->host);
-		label(f, s->kind);
-		fputs("\",category=\"", f);
-		label(f, s->category);
-		fputs("\",event=\"", f);
-		label(f, s->name);
-		fprintf(f, "\"} %" PRIu64 "\n", s->n);
+		snprintf(host, sizeof(host), "%u", s->host);
+		SAMPLE(f, "uaevents_events_total", "host", host, "kind", s->kind,
+		       "category", s->category, "event", s->name);
+		fprintf(f, "%" PRIu64 "\n", s->n);
 	}
 	header(f, "uaevents_nvme_events_total", "counter", "NVMe events uaeventd received, by "
 	       "controller, kind and event; each occurrence of a coalesced storm counted.");
@@ -133,13 +148,9 @@ static void print(struct uaed_metrics *m, FILE *f)
 
 		if (!s->nvme_ctrl[0])
 			continue;
-		fputs("uaevents_nvme_events_total{controller=\"", f);
-		label(f, s->nvme_ctrl);
-		fputs("\",kind=\"", f);
-		label(f, s->kind);
-		fputs("\",event=\"", f);
-		label(f, s->name);
-		fprintf(f, "\"} %" PRIu64 "\n", s->n);
+		SAMPLE(f, "uaevents_nvme_events_total", "controller", s->nvme_ctrl,
+		       "kind", s->kind, "event", s->name);
+		fprintf(f, "%" PRIu64 "\n", s->n);
 	}
 	counter(f, "uaevents_events_untracked_total", "Occurrences of events beyond the series "
 		"uaeventd keeps.", m->other);
@@ -148,18 +159,18 @@ static void print(struct uaed_metrics *m, FILE *f)
 	counter(f, "uaevents_gaps_total", "Gaps in the sequence numbers no replay could fill, "
 		"each a run of lost events.", m->gaps);
 	header(f, "uaevents_jobs_total", "counter", "Rescan jobs uaeventd ran, by job and result.");
-	for (unsigned int i = 0; i < m->n_jobs; i++)
-		fprintf(f, "uaevents_jobs_total{job=\"%s\",result=\"ok\"} %" PRIu64 "\n"
-			"uaevents_jobs_total{job=\"%s\",result=\"failed\"} %" PRIu64 "\n",
-			m->jobs[i].name, m->jobs[i].ok, m->jobs[i].name, m->jobs[i].failed);
+	for (unsigned int i = 0; i < m->n_jobs; i++) {
+		SAMPLE(f, "uaevents_jobs_total", "job", m->jobs[i].name, "result", "ok");
+		fprintf(f, "%" PRIu64 "\n", m->jobs[i].ok);
+		SAMPLE(f, "uaevents_jobs_total", "job", m->jobs[i].name, "result", "failed");
+		fprintf(f, "%" PRIu64 "\n", m->jobs[i].failed);
+	}
 	header(f, "uaevents_last_event_timestamp_seconds", "gauge", "When an LU last reported "
 	       "that its thin pool runs low (soft threshold) or out (space allocation failed).");
 	for (unsigned int i = 0; i < m->n_last; i++) {
-		fputs("uaevents_last_event_timestamp_seconds{event=\"", f);
-		label(f, m->last[i].name);
-		fputs("\",wwid=\"", f);
-		label(f, m->last[i].wwid);
-		fprintf(f, "\"} %.3f\n", m->last[i].when);
+		SAMPLE(f, "uaevents_last_event_timestamp_seconds", "event", m->last[i].name,
+		       "wwid", m->last[i].wwid);
+		fprintf(f, "%.3f\n", m->last[i].when);
 	}
 	gauge(f, "uaeventd_start_time_seconds", "When uaeventd started (its counters with it).",
 	      m->started);
