@@ -88,21 +88,25 @@ with_module() {
 	rmmod uaevents
 }
 
-# settled COMMAND...: COMMAND, $SETTLE seconds (0 unless set) after whatever came before
-# it, a module's load or unload among them.  Loading uaevents.ko leaves the kernel work
-# for a few seconds (SRCU grace periods of its tracepoint probes, the freeing of its init
-# memory); on nvmet's loop transport at queue depth 32 that shifts how requests batch
-# between fio and the workqueues for the whole run after it, 3 to 6% fewer IOPS, while no
-# handler of the module runs (docs/benchmarks.md, "NVMe").  A host loads the module once:
-# what it runs is the settled state, and both sides of a round wait alike.
-settled() {
-	[ "${SETTLE:-0}" -eq 0 ] || sleep "$SETTLE"
+# after_settle COMMAND...: COMMAND, $SETTLE seconds (0 unless set) after whatever came
+# before it, a module's load or unload among them.  Right after uaevents.ko is loaded, the
+# run on nvmet's loop transport at queue depth 32 batched requests between fio and the
+# workqueues the slower way for its whole length (more context switches per I/O), 2 to 7%
+# fewer IOPS, while no handler of the module ran; the cause is not isolated (a trace of
+# load, run and unload showed SRCU callbacks, deferred vfree and workqueue flushes;
+# docs/benchmarks.md, "NVMe").  A host loads the module once: what it runs is the settled
+# state, and both sides of a round wait alike.
+after_settle() {
+	case ${SETTLE:-0} in
+	0) ;;
+	*) sleep "$SETTLE" ;;
+	esac
 	"$@"
 }
 
 # alternate RUNS STOCK LOADED COMMAND...: COMMAND's figures without and with the pipeline
 # ($WITH: with_pipeline unless set), RUNS each, alternating which goes first so that drift
-# in the emulator favours neither; each run settled (above).
+# in the emulator favours neither; each run after_settle (above).
 alternate() {
 	runs=$1 stock_out=$2 loaded_out=$3
 	shift 3
@@ -110,11 +114,11 @@ alternate() {
 	: >"$loaded_out"
 	for i in $(seq "$runs"); do
 		if [ $((i % 2)) -eq 1 ]; then
-			settled "$@" >>"$stock_out"
-			${WITH:-with_pipeline} settled "$@" >>"$loaded_out"
+			after_settle "$@" >>"$stock_out"
+			${WITH:-with_pipeline} after_settle "$@" >>"$loaded_out"
 		else
-			${WITH:-with_pipeline} settled "$@" >>"$loaded_out"
-			settled "$@" >>"$stock_out"
+			${WITH:-with_pipeline} after_settle "$@" >>"$loaded_out"
+			after_settle "$@" >>"$stock_out"
 		fi
 	done
 }

@@ -11,7 +11,7 @@
 
 RUNS=${RUNS:-7}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
-# Each run 3 s after the last module load or unload (bench-lib.sh's settled says why); the
+# Each run 3 s after the last module load or unload (bench-lib.sh's after_settle says why); the
 # guest clock skips idle time, so the wait costs no host time.
 SETTLE=${SETTLE:-3}
 
