@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libuaevents: without the module, the stock kernel's own SDEV_UA= uevents, read through
- * libudev.  They carry only the kinds the kernel names and no sense data, sequence number
- * or classification; the device is identified from sysfs.
+ * libuaevents: without the module, the stock kernel's own uevents, read through libudev:
+ * a scsi_device's SDEV_UA= and an NVMe controller's NVME_AEN=.  They carry only the kinds
+ * the kernel names and no sense data, sequence number or classification; the device is
+ * identified from sysfs.
  */
+#include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,7 @@
 
 #include <libudev.h>
 
+#include "uae_nvme.h"
 #include "uae_private.h"
 #include "uae_sense.h"
 
@@ -65,15 +69,59 @@ static void block_name(struct udev_device *dev, char *dst, size_t size)
 	closedir(d);
 }
 
+/*
+ * An NVMe controller's NVME_AEN=0x... (drivers/nvme/host/core.c, nvme_aen_uevent()): the
+ * completion's dword 0 of an asynchronous event the driver leaves to user space (SMART /
+ * health, errors, command set and vendor events, a discovery log change), as the module's
+ * AEN events carry it.  Namespace and ANA changes and firmware activation send none.
+ */
+static struct uae_event *aen_from_udev(const char *aen, const char *sysname)
+{
+	struct uae_event *ev;
+	unsigned long v;
+	unsigned int instance;
+	char *end;
+	int n = 0;
+
+	/* "nvme" and a number: the name a job later opens under /dev (uaeventd checks it). */
+	if (sscanf(sysname, "nvme%u%n", &instance, &n) != 1 || sysname[n] ||
+	    strlen(sysname) >= UAE_DEVNAME_MAX)
+		return NULL;
+	if (strncmp(aen, "0x", 2) || !isxdigit((unsigned char)aen[2]))
+		return NULL;
+	errno = 0;
+	v = strtoul(aen + 2, &end, 16);
+	if (errno || *end || v == 0 || v > UINT32_MAX)
+		return NULL;
+	ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return NULL;
+	ev->refcount = 1;
+	ev->kind = UAE_EVENT_AEN;
+	ev->repeat = 1;
+	ev->transport = UAEVENTS_TRANSPORT_NVME;
+	ev->aen_result = (uint32_t)v;
+	snprintf(ev->nvme_ctrl, sizeof(ev->nvme_ctrl), "%s", sysname);
+	snprintf(ev->name, sizeof(ev->name), "%s", uae_nvme_aen_name(ev->aen_result));
+	ev->flags = UAE_EVENT_FLAG_STOCK;
+	return ev;
+}
+
 struct uae_event *uae_event_from_udev(struct udev_device *dev)
 {
 	const char *ua = udev_device_get_property_value(dev, "SDEV_UA");
+	const char *aen = udev_device_get_property_value(dev, "NVME_AEN");
+	const char *subsystem = udev_device_get_subsystem(dev);
 	const char *sysname = udev_device_get_sysname(dev);
 	unsigned long long lun;
 	struct uae_event *ev;
 	size_t i;
 
-	if (!ua || !sysname)
+	if (!sysname || !subsystem)
+		return NULL;
+	if (!strcmp(subsystem, "nvme"))
+		return aen ? aen_from_udev(aen, sysname) : NULL;
+	if (!ua || strcmp(subsystem, "scsi"))
 		return NULL;
 	for (i = 0; i < sizeof(sdev_ua) / sizeof(sdev_ua[0]); i++)
 		if (!strcmp(ua, sdev_ua[i].name))

@@ -48,7 +48,7 @@ enum uae_event_kind {
 	 * or unloaded (MODULE_UNLOADED, the instance that went), and the monitor followed
 	 * it, whatever the filters.  After MODULE_LOADED come the new instance's events from
 	 * its first; after MODULE_UNLOADED, until the next MODULE_LOADED, the stock kernel's
-	 * SDEV_UA= uevents (uae_monitor_is_fallback()).  MODULE_MISSED: instances loaded and
+	 * SDEV_UA= and NVME_AEN= uevents (uae_monitor_is_fallback()).  MODULE_MISSED: instances loaded and
 	 * unloaded again before the monitor could follow them, as many as
 	 * uae_event_get_repeat(); whatever events they had are lost.  Sequence number 0.
 	 */
@@ -59,7 +59,8 @@ enum uae_event_kind {
 #define UAE_EVENT_FLAG_PASSTHROUGH	0x1
 #define UAE_EVENT_FLAG_QUIET		0x2	/* expected; the kernel handles it */
 #define UAE_EVENT_FLAG_INJECTED		0x4	/* a test event (uae_inject()) */
-#define UAE_EVENT_FLAG_STOCK		0x8	/* from the stock kernel's SDEV_UA= uevent */
+#define UAE_EVENT_FLAG_STOCK		0x8	/* from the stock kernel's SDEV_UA= or
+						 * NVME_AEN= uevent */
 #define UAE_EVENT_FLAG_NO_COMMAND	0x10	/* the block request failed before a SCSI
 						 * command was built: errno and request only */
 #define UAE_EVENT_FLAG_ERROR_HANDLER	0x20	/* seen by the error handler's own command */
@@ -70,8 +71,10 @@ enum uae_event_kind {
 /*
  * Connect to the kernel module's generic netlink family and subscribe to all its events
  * from now on; the socket is non-blocking.  Without the module, the monitor falls back to
- * the stock kernel's SDEV_UA= uevents (through libudev): unit attentions of the kinds the
- * kernel names, without sense data, sequence numbers or history.  The monitor follows the
+ * the stock kernel's uevents (through libudev): a scsi_device's SDEV_UA=, unit attentions
+ * of the kinds the kernel names, and an NVMe controller's NVME_AEN=, the asynchronous
+ * events the NVMe driver leaves to user space (UAE_EVENT_AEN: SMART / health, errors, a
+ * discovery log change); without sense data, sequence numbers or history.  The monitor follows the
  * module as it is unloaded and loaded again (UAE_EVENT_MODULE); its fd stays the same.
  */
 int uae_monitor_new(struct uae_monitor **ret);

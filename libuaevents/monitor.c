@@ -274,6 +274,7 @@ static int fallback_start(struct uae_monitor *m)
 	m->udev_monitor = udev_monitor_new_from_netlink(m->udev, "kernel");
 	if (m->udev_monitor &&
 	    udev_monitor_filter_add_match_subsystem_devtype(m->udev_monitor, "scsi", NULL) >= 0 &&
+	    udev_monitor_filter_add_match_subsystem_devtype(m->udev_monitor, "nvme", NULL) >= 0 &&
 	    udev_monitor_enable_receiving(m->udev_monitor) >= 0)
 		r = epoll_ctl(m->epoll_fd, EPOLL_CTL_ADD, udev_monitor_get_fd(m->udev_monitor),
 			      &ee) < 0 ? -errno : 0;

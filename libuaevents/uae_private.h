@@ -134,9 +134,12 @@ void uae_filter_clear(struct uae_filter *f);
 bool uae_filter_matches(const struct uae_filter *f, const struct uae_event *ev);
 bool uae_filter_wants_kind(const struct uae_filter *f, const char *kind);
 
-/* fallback.c: the stock kernel's SDEV_UA= uevents, when the module is not loaded. */
+/* fallback.c: the stock kernel's SDEV_UA= and NVME_AEN= uevents, without the module. */
 struct udev_device;
-/* An event from a KOBJ_CHANGE uevent of a scsi_device with SDEV_UA=; NULL if not one. */
+/*
+ * An event from a KOBJ_CHANGE uevent of a scsi_device with SDEV_UA= or of an NVMe
+ * controller with NVME_AEN=; NULL if not one.
+ */
 struct uae_event *uae_event_from_udev(struct udev_device *dev);
 
 /* control.c */

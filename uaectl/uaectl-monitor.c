@@ -243,7 +243,7 @@ void uaectl_print_event(struct uae_event *ev, bool json, struct uae_stack *stack
 		else
 			fprintf(stderr, "uaectl: the uaevents module (instance %016" PRIx64 ") was "
 				"%s\n", uae_event_get_instance(ev), strcmp(name, "MODULE_LOADED") ?
-				"unloaded; showing the stock kernel's SDEV_UA uevents" :
+				"unloaded; showing the stock kernel's SDEV_UA and NVME_AEN uevents" :
 				"loaded; showing its events");
 	}
 	if (uae_event_get_kind(ev) == UAE_EVENT_GAP)
@@ -345,7 +345,7 @@ int cmd_monitor(int argc, char **argv)
 	}
 	if (uae_monitor_is_fallback(m))
 		fprintf(stderr, "uaectl: the uaevents module is not loaded; showing the stock "
-			"kernel's SDEV_UA uevents\n");
+			"kernel's SDEV_UA and NVME_AEN uevents\n");
 	if (replay && (r = uae_monitor_replay(m, since)) < 0) {
 		fprintf(stderr, "uaectl: cannot replay the history: %s\n", uae_strerror(r));
 		uae_monitor_unref(m);

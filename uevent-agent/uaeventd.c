@@ -3,7 +3,7 @@
  * uaeventd: every uaevents event to the systemd journal, then rescans and hook scripts.
  *
  * One sd-event loop: the libuaevents monitor (or, without the module, the stock kernel's
- * SDEV_UA= uevents through libudev), signals, rescan and hook children.
+ * SDEV_UA= and NVME_AEN= uevents through libudev), signals, rescan and hook children.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -286,8 +286,9 @@ static int log_event(struct uae_event *ev, struct uaed_floods *floods, struct ua
 		"UAEVENTS_SEQ=%" PRIu64, uae_event_get_seq(ev),
 		"UAEVENTS_INSTANCE=%016" PRIx64, uae_event_get_instance(ev),
 		"UAEVENTS_TIMESTAMP_NS=%" PRIu64, uae_event_get_timestamp_ns(ev),
-		"UAEVENTS_SOURCE=%s", uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK ?
-				      "sdev_ua" : "uaevents",
+		"UAEVENTS_SOURCE=%s", !(uae_event_get_flags(ev) & UAE_EVENT_FLAG_STOCK) ?
+				      "uaevents" : uae_event_get_kind(ev) == UAE_EVENT_AEN ?
+				      "nvme_aen" : "sdev_ua",
 		"UAEVENTS_INJECTED=%d", !!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_INJECTED),
 		"UAEVENTS_SUMMARY=%d", !!(uae_event_get_flags(ev) & UAE_EVENT_FLAG_SUMMARY),
 		UAED_FIELDS, &fields,
@@ -441,8 +442,8 @@ static void log_module(struct uae_event *ev)
 			"MESSAGE=uaeventd: the uaevents module was %s (instance %016" PRIx64 ")%s",
 			loaded ? "loaded" : "unloaded", instance,
 			loaded ? "; subscribed, logging its events from its first" :
-			"; falling back to the stock kernel's SDEV_UA uevents (fewer kinds "
-			"and fields) until it is loaded again",
+			"; falling back to the stock kernel's SDEV_UA and NVME_AEN uevents "
+			"(fewer kinds and fields) until it is loaded again",
 			"UAEVENTS_MODULE_INSTANCE=%016" PRIx64, instance);
 }
 
@@ -793,8 +794,8 @@ static int start_monitor(struct daemon *d)
 		return r;
 	if (uae_monitor_is_fallback(d->monitor)) {
 		uaed_log(LOG_WARNING, "uaeventd: the uaevents module is not loaded; "
-			 "falling back to the stock kernel's SDEV_UA uevents (fewer "
-			 "kinds and fields)");
+			 "falling back to the stock kernel's SDEV_UA and NVME_AEN uevents "
+			 "(fewer kinds and fields)");
 		return sd_event_add_io(d->loop, &d->monitor_source, uae_monitor_get_fd(d->monitor),
 				       EPOLLIN,
 				       on_monitor, d);

@@ -307,7 +307,7 @@ Filter = Union[str, Iterable[str]]
 
 class Monitor:
     """A subscription to the module's events (or, without it, the stock kernel's SDEV_UA
-    uevents: see ``fallback``).
+    and NVME_AEN uevents: see ``fallback``).
 
     Filters are keyword arguments, as ``uae_monitor_filter_add_match()`` takes them:
     kind, event, category, severity, locus, failover ("yes"/"no"), device, wwid, hctl; a

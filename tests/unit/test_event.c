@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libudev.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
@@ -565,6 +566,105 @@ START_TEST(struct_sizes_checked)
 }
 END_TEST
 
+/*
+ * The stock kernel's uevent as libudev hands it over: from this process's environment,
+ * as a udev RUN program would see it (only DEVPATH's last part, the sysname, is read).
+ * libudev makes one device from the environment per process (a second call fails with
+ * EINVAL): each case is a loop test, in a process of its own (Check's fork mode).
+ */
+static struct uae_event *from_uevent(const char *subsystem, const char *devpath,
+				     const char *key, const char *value)
+{
+	struct udev *udev = udev_new();
+	struct udev_device *dev;
+	struct uae_event *ev;
+
+	ck_assert_ptr_nonnull(udev);
+	setenv("ACTION", "change", 1);
+	setenv("SEQNUM", "4242", 1);
+	setenv("SUBSYSTEM", subsystem, 1);
+	setenv("DEVPATH", devpath, 1);
+	setenv(key, value, 1);
+	dev = udev_device_new_from_environment(udev);
+	ck_assert_msg(dev, "libudev made no device of %s %s %s=%s", subsystem, devpath, key,
+		      value);
+	ev = uae_event_from_udev(dev);
+	udev_device_unref(dev);
+	udev_unref(udev);
+	return ev;
+}
+
+#define CTL "/devices/virtual/nvme-fabrics/ctl/nvme3"
+#define SDEV "/devices/virtual/uae-test/2:0:1:7"
+
+/*
+ * Without the module: an NVMe controller's NVME_AEN= (nvme_aen_uevent()) is an AEN event
+ * as the module's is, a scsi_device's SDEV_UA= a UA; anything else none.
+ */
+static const struct {
+	const char *subsystem, *devpath, *key, *value;
+	const char *name;	/* NULL: no event */
+	uint32_t aen_result;
+} stock_cases[] = {
+	{ "nvme", CTL, "NVME_AEN", "0x020201", "NVME_SPARE_BELOW_THRESHOLD", 0x020201 },
+	/* A discovery log change, the one notice the driver sends on. */
+	{ "nvme", CTL, "NVME_AEN", "0x70f002", "NVME_DISCOVERY_LOG_CHANGE", 0x70f002 },
+	{ "scsi", SDEV, "SDEV_UA", "CAPACITY_DATA_HAS_CHANGED", "CAPACITY_DATA_HAS_CHANGED", 0 },
+	{ "nvme", CTL, "NVME_AEN", "0x", NULL, 0 },
+	{ "nvme", CTL, "NVME_AEN", "0x0", NULL, 0 },
+	{ "nvme", CTL, "NVME_AEN", "020201", NULL, 0 },
+	{ "nvme", CTL, "NVME_AEN", "0x02g201", NULL, 0 },
+	{ "nvme", CTL, "NVME_AEN", "0x1ffffffff", NULL, 0 },
+	{ "nvme", CTL, "NVME_AEN", " 0x020201", NULL, 0 },
+	{ "nvme", CTL, "NVME_AEN", "0x-20201", NULL, 0 },
+	{ "nvme", CTL, "NVME_AEN", "0x020201 ", NULL, 0 },
+	{ "nvme", "/devices/virtual/misc/nvme-fabrics", "NVME_AEN", "0x020201", NULL, 0 },
+	{ "nvme", CTL "n1", "NVME_AEN", "0x020201", NULL, 0 },
+	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme", "NVME_AEN", "0x020201", NULL, 0 },
+	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme3;reboot", "NVME_AEN", "0x020201",
+	  NULL, 0 },
+	/* A controller's other change uevents; SDEV_UA= on one; NVME_AEN= on a scsi_device. */
+	{ "nvme", CTL, "NVME_EVENT", "connected", NULL, 0 },
+	{ "nvme", CTL, "SDEV_UA", "CAPACITY_DATA_HAS_CHANGED", NULL, 0 },
+	{ "scsi", SDEV, "NVME_AEN", "0x020201", NULL, 0 },
+	{ "scsi", SDEV, "SDEV_UA", "NO_SUCH_EVENT", NULL, 0 },
+};
+
+START_TEST(stock_uevent)
+{
+	struct uae_event *ev = from_uevent(stock_cases[_i].subsystem, stock_cases[_i].devpath,
+					   stock_cases[_i].key, stock_cases[_i].value);
+	bool nvme = !strcmp(stock_cases[_i].subsystem, "nvme");
+
+	if (!stock_cases[_i].name) {
+		ck_assert_msg(!ev, "%s %s %s=%s made an event (%s)", stock_cases[_i].subsystem,
+			      stock_cases[_i].devpath, stock_cases[_i].key, stock_cases[_i].value,
+			      uae_event_get_name(ev));
+		return;
+	}
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_str_eq(uae_event_get_name(ev), stock_cases[_i].name);
+	ck_assert_uint_eq(uae_event_get_flags(ev), UAE_EVENT_FLAG_STOCK);
+	ck_assert_uint_eq(uae_event_get_seq(ev), 0);
+	ck_assert_ptr_null(uae_event_get_devname(ev));
+	if (nvme) {
+		ck_assert_int_eq(uae_event_get_kind(ev), UAE_EVENT_AEN);
+		ck_assert_str_eq(uae_event_get_transport(ev), "nvme");
+		ck_assert_str_eq(uae_event_get_nvme_controller(ev), "nvme3");
+		ck_assert_uint_eq(uae_event_get_aen_result(ev), stock_cases[_i].aen_result);
+		ck_assert_int_eq(uae_event_get_aen_log_page(ev),
+				 (stock_cases[_i].aen_result >> 16) & 0xff);
+		ck_assert_str_eq(uae_event_get_hctl(ev), "");
+	} else {
+		ck_assert_int_eq(uae_event_get_kind(ev), UAE_EVENT_UA);
+		ck_assert_str_eq(uae_event_get_transport(ev), "scsi");
+		ck_assert_str_eq(uae_event_get_hctl(ev), "2:0:1:7");
+		ck_assert_ptr_null(uae_event_get_nvme_controller(ev));
+	}
+	uae_event_unref(ev);
+}
+END_TEST
+
 START_TEST(errors_have_messages)
 {
 	ck_assert_str_eq(uae_strerror(-ENOENT), "uaevents kernel module not loaded");
@@ -595,6 +695,7 @@ int main(void)
 	tcase_add_test(tc, bogus_nsid_list_refused);
 	tcase_add_test(tc, hostile_strings_refused);
 	tcase_add_test(tc, filters);
+	tcase_add_loop_test(tc, stock_uevent, 0, sizeof(stock_cases) / sizeof(stock_cases[0]));
 	tcase_add_test(tc, errors_have_messages);
 	tcase_add_test(tc, struct_sizes_checked);
 	suite_add_tcase(s, tc);

@@ -6,8 +6,9 @@
 # nvme-loop).  Then nvme_core unloaded and loaded again under uaevents, and uaevents
 # unloaded and loaded again over nvme_core: the events still come, nothing warns.  And a
 # failed read, from a namespace on a null_blk device with bad blocks: its status named
-# and classified.  Last, SMART / health warnings from QEMU's emulated NVMe controller.
-# tap-plan: 47
+# and classified.  Then SMART / health warnings from QEMU's emulated NVMe controller;
+# last, one without uaevents, from the stock kernel's NVME_AEN uevent.
+# tap-plan: 51
 . /bin/lib.sh
 . /bin/nvme-lib.sh
 
@@ -327,6 +328,47 @@ check "journal: the reliability warning is critical, its MESSAGE_ID" \
 	34e321bd22bd4d768f2cbcf114c84ca5 2 '.UAEVENTS_LOG_PAGE == "0x02"'
 check "uaeventd read the SMART log again: critical warning 0x04, reliability-degraded" \
 	wait_for 30 health_logged NVME_SUBSYSTEM_RELIABILITY_DEGRADED 0x04 reliability-degraded
+
+# 8. Without the module: the stock kernel's NVME_AEN= uevent of a SMART / health event.
+# uaeventd and uaectl monitor follow uaevents out and read the stock uevents instead;
+# uaeventd still logs the warning and reads the controller's log after it (without that
+# read no further SMART event would come).
+# fell_back UAEVENTD MONITOR: uaeventd and the monitor each said they fell back more
+# often than these counts (fallbacks' before).
+STOCK_UEVENTS="the stock kernel's SDEV_UA and NVME_AEN uevents"
+fallbacks() {
+	echo "$(journalctl -t uaeventd -o cat | grep -c "unloaded; falling back to $STOCK_UEVENTS")" \
+		"$(grep -c "unloaded; showing $STOCK_UEVENTS" /tmp/monitor.err)"
+}
+fell_back() {
+	# shellcheck disable=SC2046 # two counts, split on purpose
+	set -- "$1" "$2" $(fallbacks)
+	[ "$3" -gt "$1" ] && [ "$4" -gt "$2" ] && return 0
+	{ echo "want uaeventd and uaectl monitor to say they fell back (before: $1 $2, now: $3 $4):"
+	  journalctl -t uaeventd -o cat | tail -n 5; cat /tmp/monitor.err; } >"$SAW" 2>&1
+	return 1
+}
+before=$(fallbacks)
+check "uaevents unloads; uaeventd and uaectl monitor fall back to the stock uevents" \
+	eval "rmmod uaevents && wait_for 20 fell_back $before"
+MARK=$(wc -l </tmp/monitor.json)
+# stock_aen_seen EVENT RESULT: aen_seen's event, flagged as from the stock uevent (8).
+stock_aen_seen() {
+	aen_seen "$1" "$2" && tail -n "+$((MARK + 1))" /tmp/monitor.json |
+		jq -n -e --arg e "$1" '[inputs | select(.event == $e)] | all(.flags == 8)' \
+		>/dev/null && return 0
+	{ echo "want $1 flagged stock (8):"; tail -n "+$((MARK + 1))" /tmp/monitor.json; } >"$SAW"
+	return 1
+}
+qom_set_warning 0
+qom_set_warning 2
+check "stock: NVME_TEMPERATURE_THRESHOLD (0x020101) on $CTRL, from the NVME_AEN uevent" \
+	wait_for 30 stock_aen_seen NVME_TEMPERATURE_THRESHOLD 131329
+check "journal: the temperature warning from the stock uevent, a warning, its MESSAGE_ID" \
+	wait_for 20 journal_has NVME_TEMPERATURE_THRESHOLD d288e5c8b9e1444dbaf213058e575cb1 4 \
+	'.UAEVENTS_SOURCE == "nvme_aen" and .UAEVENTS_LOG_PAGE == "0x02"'
+check "uaeventd read the SMART log without the module: critical warning 0x02, temperature" \
+	wait_for 30 health_logged NVME_TEMPERATURE_THRESHOLD 0x02 temperature
 
 check "the kernel warned of nothing (no probe left on a tracepoint)" no_kernel_warning
 
