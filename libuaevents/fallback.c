@@ -5,7 +5,6 @@
  * the kernel names and no sense data, sequence number or classification; the device is
  * identified from sysfs.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -77,17 +76,16 @@ static void block_name(struct udev_device *dev, char *dst, size_t size)
  */
 static struct uae_event *aen_from_udev(const char *aen, const char *sysname)
 {
+	static const char hex[] = "0123456789abcdefABCDEF";
 	struct uae_event *ev;
 	unsigned long v;
-	unsigned int instance;
 	char *end;
-	int n = 0;
 
-	/* "nvme" and a number: the name a job later opens under /dev (uaeventd checks it). */
-	if (sscanf(sysname, "nvme%u%n", &instance, &n) != 1 || sysname[n] ||
-	    strlen(sysname) >= UAE_DEVNAME_MAX)
+	/* The name a job later opens under /dev: the driver's, exactly. */
+	if (!uae_nvme_controller_name_valid(sysname))
 		return NULL;
-	if (strncmp(aen, "0x", 2) || !isxdigit((unsigned char)aen[2]))
+	/* "0x" and hex digits, as the driver prints it ("%#08x"): nothing strtoul would skip. */
+	if (strncmp(aen, "0x", 2) || !aen[2] || strspn(aen + 2, hex) != strlen(aen + 2))
 		return NULL;
 	errno = 0;
 	v = strtoul(aen + 2, &end, 16);

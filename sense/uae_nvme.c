@@ -135,6 +135,18 @@ static const char *const uae_nvme_crit_warnings[] = {
 	"volatile-backup-failed", "pmr-read-only",
 };
 
+bool uae_nvme_controller_name_valid(const char *name)
+{
+	size_t n = 0;
+
+	if (name[0] != 'n' || name[1] != 'v' || name[2] != 'm' || name[3] != 'e')
+		return false;
+	name += 4;
+	while (name[n] >= '0' && name[n] <= '9')
+		n++;
+	return n > 0 && n <= 10 && name[n] == '\0' && (name[0] != '0' || n == 1);
+}
+
 const char *uae_nvme_crit_warning_name(unsigned int bit)
 {
 	return bit < UAE_NVME_ARRAY_SIZE(uae_nvme_crit_warnings) ? uae_nvme_crit_warnings[bit] :

@@ -81,4 +81,11 @@ int uae_nvme_smart_parse(const uint8_t *log, size_t len, struct uae_nvme_smart *
 /* A Critical Warning bit's name ("spare-below-threshold"), NULL for a reserved one. */
 const char *uae_nvme_crit_warning_name(unsigned int bit);
 
+/*
+ * Whether @name is a controller's name as the NVMe driver makes them ("nvme%d" of an
+ * instance number: digits only, no leading zero, at most 10): the name a stock uevent or
+ * a state file gives, before anything opens /dev/@name.
+ */
+bool uae_nvme_controller_name_valid(const char *name);
+
 #endif /* UAE_NVME_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * uaeventd's view of an event, from either source: the module (libuaevents) or, without
- * it, the stock kernel's SDEV_UA= uevents (fewer fields).
+ * uaeventd's view of an event, from either source: the module or, without it, the stock
+ * kernel's SDEV_UA= and NVME_AEN= uevents (fewer fields), both through libuaevents.
  */
 #ifndef UAED_EVENT_H
 #define UAED_EVENT_H
@@ -13,7 +13,7 @@
 struct uae_event;
 
 struct uaed_event {
-	struct uae_event *ev;		/* NULL for a stock SDEV_UA uevent */
+	struct uae_event *ev;		/* the library's event; NULL for an owed job's */
 	char kind[16];			/* "ua", "error", ... */
 	char name[64];			/* "CAPACITY_DATA_HAS_CHANGED" */
 	char category[16];		/* "inventory", ...; "none" */

@@ -34,15 +34,6 @@
 #define NVME_LOG_SMART		0x02
 #define NVME_NSID_ALL		0xffffffffU
 
-bool uaed_nvme_controller_name(const char *name)
-{
-	unsigned int n;
-	int end = 0;
-
-	return sscanf(name, "nvme%u%n", &n, &end) == 1 && end > 4 && name[end] == '\0' &&
-	       strspn(name + 4, "0123456789") == strlen(name + 4);
-}
-
 /*
  * /dev/@name, opened and checked to be the character device sysfs gives @name now: a
  * controller removed and another created under the same name since the event is still
@@ -122,7 +113,7 @@ int uaed_nvme_health_report(const struct uaed_event *e, unsigned int budget_s)
 	char names[128], temp[32];
 	int fd, r;
 
-	if (!uaed_nvme_controller_name(e->nvme_ctrl))
+	if (!uae_nvme_controller_name_valid(e->nvme_ctrl))
 		return uaed_log_errno(LOG_ERR, EINVAL, "uaeventd: no SMART / health log read "
 				      "after %s: no NVMe controller known", e->name);
 	/*

@@ -6,9 +6,7 @@
 #include <stdbool.h>
 
 #include "event.h"
-
-/* @name is an NVMe controller's ("nvme0"), nothing else: it becomes a path. */
-bool uaed_nvme_controller_name(const char *name);
+#include "uae_nvme.h"	/* uae_nvme_controller_name_valid() */
 
 /*
  * In a job's child: read @e's controller's SMART / health log, and log what it says;

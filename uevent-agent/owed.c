@@ -117,7 +117,7 @@ int uaed_owed_job_parse(struct json_object *o, const char **job, unsigned int *r
 	/* An NVMe controller's ("nvme0"): it has no SCSI address, and its name is a path. */
 	if (json_object_object_get_ex(ev, "nvme_ctrl", NULL)) {
 		if (!get_str(ev, "nvme_ctrl", e->nvme_ctrl, sizeof(e->nvme_ctrl)) ||
-		    !uaed_nvme_controller_name(e->nvme_ctrl) || e->hctl[0] ||
+		    !uae_nvme_controller_name_valid(e->nvme_ctrl) || e->hctl[0] ||
 		    strchr(e->devname, '/') ||
 		    strcmp(json_object_get_string(j), "nvme-health"))
 			return -EINVAL;

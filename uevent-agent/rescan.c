@@ -917,7 +917,7 @@ void uaed_rescan_event(struct uaed_rescan *r, const struct uaed_event *e)
 
 	/* An NVMe SMART / health event: the log it points to (nvme-health.c). */
 	if (!strcmp(e->kind, "aen") && e->ev && uae_event_get_aen_log_page(e->ev) == 0x02 &&
-	    uaed_nvme_controller_name(e->nvme_ctrl)) {
+	    uae_nvme_controller_name_valid(e->nvme_ctrl)) {
 		key_of(NVME_HEALTH, e, key, sizeof(key));
 		request(r, NVME_HEALTH, key, e, e->logged_earlier ? 1 : 0);
 		return;

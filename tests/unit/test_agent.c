@@ -795,7 +795,8 @@ START_TEST(owed_nvme_job)
 	struct uaed_event e = { .kind = "aen", .name = "NVME_SPARE_BELOW_THRESHOLD",
 				.category = "none", .nvme_ctrl = "nvme12" }, e2;
 	static const char *const hostile[] = { "nvme", "nvme1/../sda", "../nvme1", "nvme-1",
-						"nvme1 ", "nvmex", "sda" };
+						"nvme1 ", "nvmex", "sda", "nvme+3", "nvme 3",
+						"nvme03", "nvme12345678901", "NVME1" };
 	struct json_object *o = uaed_owed_job("nvme-health", 2, &e), *ev;
 	unsigned int reports;
 	const char *name;
@@ -806,9 +807,9 @@ START_TEST(owed_nvme_job)
 	ck_assert_uint_eq(reports, 2);
 	ck_assert_str_eq(e2.nvme_ctrl, "nvme12");
 	ck_assert_str_eq(e2.hctl, "");
-	ck_assert(uaed_nvme_controller_name("nvme0"));
+	ck_assert(uae_nvme_controller_name_valid("nvme0"));
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
-		ck_assert_msg(!uaed_nvme_controller_name(hostile[i]), "%s", hostile[i]);
+		ck_assert_msg(!uae_nvme_controller_name_valid(hostile[i]), "%s", hostile[i]);
 		ck_assert(json_object_object_get_ex(o, "event", &ev));
 		json_object_object_add(ev, "nvme_ctrl", json_object_new_string(hostile[i]));
 		ck_assert_msg(uaed_owed_job_parse(o, &name, &reports, &e2) == -EINVAL, "%s",

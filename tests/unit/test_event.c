@@ -623,6 +623,13 @@ static const struct {
 	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme", "NVME_AEN", "0x020201", NULL, 0 },
 	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme3;reboot", "NVME_AEN", "0x020201",
 	  NULL, 0 },
+	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme-1", "NVME_AEN", "0x020201", NULL, 0 },
+	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme+3", "NVME_AEN", "0x020201", NULL, 0 },
+	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme03", "NVME_AEN", "0x020201", NULL, 0 },
+	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme12345678901", "NVME_AEN", "0x020201",
+	  NULL, 0 },
+	{ "nvme", CTL, "NVME_AEN", "0x0x020201", NULL, 0 },
+	{ "nvme", CTL, "NVME_AEN", "0x+20201", NULL, 0 },
 	/* A controller's other change uevents; SDEV_UA= on one; NVME_AEN= on a scsi_device. */
 	{ "nvme", CTL, "NVME_EVENT", "connected", NULL, 0 },
 	{ "nvme", CTL, "SDEV_UA", "CAPACITY_DATA_HAS_CHANGED", NULL, 0 },

@@ -337,7 +337,8 @@ check "uaeventd read the SMART log again: critical warning 0x04, reliability-deg
 # often than these counts (fallbacks' before).
 STOCK_UEVENTS="the stock kernel's SDEV_UA and NVME_AEN uevents"
 fallbacks() {
-	echo "$(journalctl -t uaeventd -o cat | grep -c "unloaded; falling back to $STOCK_UEVENTS")" \
+	echo "$(journalctl -t uaeventd -o cat |
+		grep -c "was unloaded (instance [0-9a-f]*); falling back to $STOCK_UEVENTS")" \
 		"$(grep -c "unloaded; showing $STOCK_UEVENTS" /tmp/monitor.err)"
 }
 fell_back() {
@@ -354,7 +355,8 @@ check "uaevents unloads; uaeventd and uaectl monitor fall back to the stock ueve
 MARK=$(wc -l </tmp/monitor.json)
 # stock_aen_seen EVENT RESULT: aen_seen's event, flagged as from the stock uevent (8).
 stock_aen_seen() {
-	aen_seen "$1" "$2" && tail -n "+$((MARK + 1))" /tmp/monitor.json |
+	aen_seen "$1" "$2" || return 1
+	tail -n "+$((MARK + 1))" /tmp/monitor.json |
 		jq -n -e --arg e "$1" '[inputs | select(.event == $e)] | all(.flags == 8)' \
 		>/dev/null && return 0
 	{ echo "want $1 flagged stock (8):"; tail -n "+$((MARK + 1))" /tmp/monitor.json; } >"$SAW"
