@@ -13,7 +13,7 @@
 struct uae_event;
 
 struct uaed_event {
-	struct uae_event *ev;		/* the library's event; NULL for an owed job's */
+	struct uae_event *ev;		/* the library's event; NULL in a job's copy */
 	char kind[16];			/* "ua", "error", ... */
 	char name[64];			/* "CAPACITY_DATA_HAS_CHANGED" */
 	char category[16];		/* "inventory", ...; "none" */
