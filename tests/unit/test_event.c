@@ -594,7 +594,8 @@ static struct uae_event *from_uevent(const char *subsystem, const char *devpath,
 	return ev;
 }
 
-#define CTL "/devices/virtual/nvme-fabrics/ctl/nvme3"
+#define CTLS "/devices/virtual/nvme-fabrics/ctl/"
+#define CTL CTLS "nvme3"
 #define SDEV "/devices/virtual/uae-test/2:0:1:7"
 
 /*
@@ -620,14 +621,12 @@ static const struct {
 	{ "nvme", CTL, "NVME_AEN", "0x020201 ", NULL, 0 },
 	{ "nvme", "/devices/virtual/misc/nvme-fabrics", "NVME_AEN", "0x020201", NULL, 0 },
 	{ "nvme", CTL "n1", "NVME_AEN", "0x020201", NULL, 0 },
-	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme", "NVME_AEN", "0x020201", NULL, 0 },
-	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme3;reboot", "NVME_AEN", "0x020201",
-	  NULL, 0 },
-	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme-1", "NVME_AEN", "0x020201", NULL, 0 },
-	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme+3", "NVME_AEN", "0x020201", NULL, 0 },
-	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme03", "NVME_AEN", "0x020201", NULL, 0 },
-	{ "nvme", "/devices/virtual/nvme-fabrics/ctl/nvme12345678901", "NVME_AEN", "0x020201",
-	  NULL, 0 },
+	{ "nvme", CTLS "nvme", "NVME_AEN", "0x020201", NULL, 0 },
+	{ "nvme", CTLS "nvme3;reboot", "NVME_AEN", "0x020201", NULL, 0 },
+	{ "nvme", CTLS "nvme-1", "NVME_AEN", "0x020201", NULL, 0 },
+	{ "nvme", CTLS "nvme+3", "NVME_AEN", "0x020201", NULL, 0 },
+	{ "nvme", CTLS "nvme03", "NVME_AEN", "0x020201", NULL, 0 },
+	{ "nvme", CTLS "nvme12345678901", "NVME_AEN", "0x020201", NULL, 0 },
 	{ "nvme", CTL, "NVME_AEN", "0x0x020201", NULL, 0 },
 	{ "nvme", CTL, "NVME_AEN", "0x+20201", NULL, 0 },
 	/* A controller's other change uevents; SDEV_UA= on one; NVME_AEN= on a scsi_device. */
