@@ -48,9 +48,9 @@ enum uae_event_kind {
 	 * or unloaded (MODULE_UNLOADED, the instance that went), and the monitor followed
 	 * it, whatever the filters.  After MODULE_LOADED come the new instance's events from
 	 * its first; after MODULE_UNLOADED, until the next MODULE_LOADED, the stock kernel's
-	 * SDEV_UA= and NVME_AEN= uevents (uae_monitor_is_fallback()).  MODULE_MISSED: instances loaded and
-	 * unloaded again before the monitor could follow them, as many as
-	 * uae_event_get_repeat(); whatever events they had are lost.  Sequence number 0.
+	 * SDEV_UA= and NVME_AEN= uevents (uae_monitor_is_fallback()).  MODULE_MISSED:
+	 * instances loaded and unloaded again before the monitor could follow them, as many
+	 * as uae_event_get_repeat(); whatever events they had are lost.  Sequence number 0.
 	 */
 	UAE_EVENT_MODULE = 101,
 };
@@ -74,8 +74,9 @@ enum uae_event_kind {
  * the stock kernel's uevents (through libudev): a scsi_device's SDEV_UA=, unit attentions
  * of the kinds the kernel names, and an NVMe controller's NVME_AEN=, the asynchronous
  * events the NVMe driver leaves to user space (UAE_EVENT_AEN: SMART / health, errors, a
- * discovery log change); without sense data, sequence numbers or history.  The monitor follows the
- * module as it is unloaded and loaded again (UAE_EVENT_MODULE); its fd stays the same.
+ * discovery log change); without sense data, sequence numbers or history.  The monitor
+ * follows the module as it is unloaded and loaded again (UAE_EVENT_MODULE); its fd stays
+ * the same.
  */
 int uae_monitor_new(struct uae_monitor **ret);
 /*

@@ -243,8 +243,8 @@ void uaectl_print_event(struct uae_event *ev, bool json, struct uae_stack *stack
 		else
 			fprintf(stderr, "uaectl: the uaevents module (instance %016" PRIx64 ") was "
 				"%s\n", uae_event_get_instance(ev), strcmp(name, "MODULE_LOADED") ?
-				"unloaded; showing the stock kernel's SDEV_UA and NVME_AEN uevents" :
-				"loaded; showing its events");
+				"unloaded; showing the stock kernel's SDEV_UA and NVME_AEN "
+				"uevents" : "loaded; showing its events");
 	}
 	if (uae_event_get_kind(ev) == UAE_EVENT_GAP)
 		fprintf(stderr, "uaectl: %" PRIu64 " events lost from seq %" PRIu64 " on\n",
